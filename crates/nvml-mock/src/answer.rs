@@ -34,12 +34,13 @@ pub trait Answer {
     /// Called by every function that has no answer; returns the status the caller sees
     /// (`NVML_ERROR_NOT_SUPPORTED`).
     fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
-    /// The profile's values of `function` for `object` and the selector values, handed to
-    /// `write` (one value per output of the function's schema); returns `write`'s status, or
-    /// the error the profile gives (or `unimplemented` when it gives none).
+    /// The profile's values of function `id` (`generated::names::id`) for `object` and the
+    /// selector values, handed to `write` (one value per output of the function's schema);
+    /// returns `write`'s status, or the error the profile gives (or `unimplemented` when it
+    /// gives none).
     fn answer(
         &self,
-        function: &'static str,
+        id: usize,
         object: Object,
         selectors: &[i64],
         write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
@@ -86,11 +87,13 @@ pub enum Object {
     VgpuInstance(nvmlVgpuInstance_t),
 }
 
-/// A call as an export hands it to the engine: the function, the object it is for, its
-/// inputs by value that select an answer (in parameter order), and the versioned record it
-/// passes (NULL when it takes none), which the engine checks before the function runs.
+/// A call as an export hands it to the engine: the function (its id, `generated::names::id`,
+/// and its name), the object it is for, its inputs by value that select an answer (in
+/// parameter order), and the versioned record it passes (NULL when it takes none), which the
+/// engine checks before the function runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
+    pub id: usize,
     pub name: &'static str,
     pub object: Object,
     pub selectors: &'a [i64],
@@ -98,10 +101,24 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// A call with no selectors and no record.
+    /// A call with no selectors and no record; a function that is not nvml.h's (a hook of the
+    /// mock's own) has the id [`NO_ID`].
     pub fn plain(name: &'static str, object: Object) -> Call<'static> {
-        Call { name, object, selectors: &[], record: std::ptr::null() }
+        Call { id: function_id(name).unwrap_or(NO_ID), name, object, selectors: &[], record: std::ptr::null() }
     }
+}
+
+/// The id of a function that is not one of nvml.h's.
+pub const NO_ID: usize = usize::MAX;
+
+/// The id of a function of nvml.h (its index in `generated::names::FUNCTIONS`).
+pub fn function_id(name: &str) -> Option<usize> {
+    crate::generated::names::FUNCTIONS.binary_search(&name).ok()
+}
+
+/// The name of function `id`.
+pub fn function_name(id: usize) -> &'static str {
+    crate::generated::names::FUNCTIONS.get(id).copied().unwrap_or("(not a function of nvml.h)")
 }
 
 /// A checked value.

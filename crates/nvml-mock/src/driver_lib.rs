@@ -52,7 +52,7 @@ pub fn write(dir: &Path, version: &str, mock: &Path) -> Result<(), String> {
 ///
 /// # Errors
 ///
-/// As [`write`], and a profile that does not load.
+/// As [`write`](fn@write), and a profile that does not load.
 pub fn write_for_profile(dir: &Path, profile: &str, mock: &Path) -> Result<String, String> {
     let p = crate::profile::load(profile)?;
     let absent: BTreeSet<String> = p.missing_functions.iter().cloned().collect();

@@ -360,6 +360,57 @@ pub fn export_table_string(lib: &NvmlLib, slot: usize, device: nvmlDevice_t) -> 
     Some(read_str(buf.as_ptr()))
 }
 
+/// The first `words` 64-bit words of `file`, mapped shared for the rest of the process: what
+/// another process writes there (through its own mapping) is seen at once. The file must be at
+/// least `words * 8` bytes long; the mapping is never unmapped.
+pub fn map_words(file: &std::fs::File, words: usize) -> std::io::Result<&'static [std::sync::atomic::AtomicU64]> {
+    use std::os::fd::AsRawFd;
+    let len = words * 8;
+    if file.metadata()?.len() < len as u64 {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is shorter than its words"));
+    }
+    // SAFETY: a fresh shared mapping of an open file descriptor; the kernel chooses the address.
+    let p = unsafe {
+        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+    };
+    if p == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `p` is a page-aligned mapping of `len` bytes (so aligned for `AtomicU64`) that
+    // stays mapped for the rest of the process; every access to it, here and in the other
+    // processes that map the file, is atomic, and any bit pattern is a valid `u64`.
+    Ok(unsafe { std::slice::from_raw_parts(p as *const std::sync::atomic::AtomicU64, words) })
+}
+
+/// Locks `file` (`flock`): shared or exclusive, waiting for it or not. `Ok(false)`: another
+/// process holds a lock that excludes this one, and `wait` is off. The lock lasts until the
+/// file is closed.
+pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: bool) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let mut op = if exclusive { libc::LOCK_EX } else { libc::LOCK_SH };
+    if !wait {
+        op |= libc::LOCK_NB;
+    }
+    loop {
+        // SAFETY: `flock` on an open file descriptor touches no memory of ours.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) if !wait => return Ok(false),
+            _ => return Err(e),
+        }
+    }
+}
+
+/// The user id this process runs as.
+pub fn user_id() -> u32 {
+    // SAFETY: `getuid` cannot fail and touches no memory of ours.
+    unsafe { libc::getuid() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use crate::{driver, engine, profile};
 pub fn profile(text: &str, origin: &str) -> Result<usize, String> {
     let p = profile::parse(text, origin)?;
     let devices = p.devices.len();
-    engine::System::new(p, None)?;
+    engine::System::new(&engine::resolve::Resolved::new(p, None), None, None)?;
     Ok(devices)
 }
 

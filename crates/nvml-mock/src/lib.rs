@@ -25,7 +25,9 @@
 //!   function; a getter of `answers/` answers by default, every other function
 //!   `NVML_ERROR_NOT_SUPPORTED`;
 //! - `engine/`: the hand-written behaviour, one module per area of the header: init/shutdown
-//!   reference counting, handles, fault injection, older-driver emulation, the MIG tree,
+//!   reference counting, the profile resolved at init into tables indexed by function id
+//!   (`engine/resolve.rs`), the changes of `nvml-mock ctl` taken in (`engine/ctl.rs`), handles,
+//!   fault injection, older-driver emulation, the MIG tree,
 //!   processes and samples, field values, events, GPM; and the hostile mode
 //!   (`NVML_MOCK_HOSTILE=<seed>`, `engine/hostile.rs`), which answers every function like a
 //!   lying driver instead: random codes, counts and bytes, never written beyond what the
@@ -50,7 +52,9 @@
 //! (the clock stands still at that moment), `NVML_MOCK_STRICT=1`
 //! (print every answer `NOT_SUPPORTED` without a reason on stderr),
 //! `NVML_MOCK_HOSTILE=<seed>` (the hostile mode), `NVML_MOCK_LOG` (`1` or `stderr`, or a file:
-//! a line per call, `engine/log.rs`).
+//! a line per call, `engine/log.rs`), `NVML_MOCK_SESSION=<name>` (join a session that
+//! `nvml-mock ctl` changes while clients run, [`session`]; `NVML_MOCK_RUNTIME_DIR`: where
+//! sessions live).
 //!
 //! # Layers
 //!
@@ -66,8 +70,9 @@
 //!    interface.
 //! 4. `profile`, `reading`: a profile loaded (with its bases) and checked; how a capture reads
 //!    a function's outputs back into a profile's values.
-//! 5. `generated::answers`, `generated::capture`: the getters that answer from the profile's
-//!    values, and the readers that record them from a driver.
+//! 5. `generated::answers`, `generated::capture`, `session`: the getters that answer from the
+//!    profile's values, and the readers that record them from a driver; the shared state of
+//!    the sessions of `nvml-mock ctl`.
 //! 6. `generated::api`: the `Api` trait.
 //! 7. `engine`: the hand-written behaviour.
 //! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
@@ -76,7 +81,8 @@
 //! 10. `capture`: records a driver's GPUs into a profile and checks its replay.
 //! 11. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
 //!     targets drive (the `fuzzing` feature).
-//! 12. `bin`: the `nvml-mock` program (`capture`, `lib`; `cargo xtask mock-lib` runs `lib`).
+//! 12. `bin`: the `nvml-mock` program (`capture`, `ctl`, `lib`; `cargo xtask mock-lib` runs
+//!     `lib`).
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
@@ -91,6 +97,7 @@ mod ffi;
 mod profile;
 mod reading;
 mod schema;
+pub mod session;
 pub mod testing;
 
 /// The parsers the workspace's fuzz targets drive; not part of the API.

@@ -16,7 +16,8 @@
 //! `NVML_ERROR_NOT_SUPPORTED`, as the driver does. In strings, `{index}` is replaced by the
 //! device's index.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_yaml::{Mapping, Value};
 
@@ -226,17 +227,55 @@ pub const TOP_KEYS: &[&str] = &[
 ];
 
 /// Values by dotted path, and function values by function name (prefixed by the path of the
-/// object they belong to: `mig.device.nvmlDeviceGetName`).
+/// object they belong to: `mig.device.nvmlDeviceGetName`). The values are hashed: the
+/// functions written by hand look them up on every call.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Flat(BTreeMap<String, Value>, pub Entries);
+pub struct Flat(HashMap<String, Value, BuildHasherDefault<KeyHasher>>, pub Entries);
 
 /// Function values by function name.
 pub type Entries = BTreeMap<String, Entry>;
 
+/// A hasher for a profile's keys (short, trusted strings): a word at a time, multiplied
+/// (the Fx hash), deterministic.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let word = |i: usize| bytes.get(i..i + 8).map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        if n >= 8 {
+            // Whole words, then the last eight bytes (which may overlap the last word).
+            let mut i = 0;
+            while i + 8 < n {
+                self.add(word(i));
+                i += 8;
+            }
+            self.add(word(n - 8));
+        } else {
+            self.add(bytes.iter().fold(n as u64, |w, b| w << 8 | u64::from(*b)));
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.add(u64::from(b));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 impl Flat {
-    /// Every value by dotted path (function values aside).
-    pub fn values(&self) -> &BTreeMap<String, Value> {
-        &self.0
+    /// Every value by dotted path (function values aside), sorted.
+    pub fn values(&self) -> BTreeMap<&str, &Value> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v)).collect()
     }
 
     /// The function values of the object at `prefix` (`""`: this one).
@@ -447,23 +486,59 @@ impl Profile {
     }
 }
 
-/// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
-pub fn load_from_env() -> Result<Profile, String> {
-    load(&std::env::var("NVML_MOCK_PROFILE").unwrap_or_default())
-}
-
 /// Loads a profile by `NVML_MOCK_PROFILE`'s syntax: a built-in name or a path to a YAML file
 /// (empty: the default profile).
 pub fn load(spec: &str) -> Result<Profile, String> {
+    let (origin, text) = source(spec)?;
+    parse(&text, &origin)
+}
+
+/// The text of the profile `spec` names (`NVML_MOCK_PROFILE`'s syntax), and where it comes
+/// from, as [`parse`] takes them.
+pub fn source(spec: &str) -> Result<(String, std::borrow::Cow<'static, str>), String> {
     let spec = if spec.is_empty() { DEFAULT } else { spec };
     if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(spec)) {
-        return parse(text, &format!("built-in profile `{name}`"));
+        return Ok((format!("built-in profile `{name}`"), std::borrow::Cow::Borrowed(text)));
     }
     let text = std::fs::read_to_string(spec).map_err(|e| {
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
         format!("profile `{spec}` is neither a built-in ({}) nor a readable file: {e}", names.join(", "))
     })?;
-    parse(&text, spec)
+    Ok((spec.to_string(), std::borrow::Cow::Owned(text)))
+}
+
+/// A value put over a device of a profile once it is read (`nvml-mock ctl set`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Put {
+    /// A key as the device's values are flattened (`temperature.gpu`, a function's name) and
+    /// its value, checked as the profile's own.
+    Key(String, Value),
+    /// A field value by the driver's field id, as `recorded_fields` records one.
+    Field(u32, Value),
+}
+
+/// What is put over each device (by index) of a profile once it is read.
+pub type Overlay = BTreeMap<usize, Vec<Put>>;
+
+/// Puts `puts` over a device's flattened values.
+fn put_over(flat: &mut BTreeMap<String, Value>, puts: &[Put]) {
+    for p in puts {
+        match p {
+            Put::Key(k, v) => {
+                flat.insert(k.clone(), v.clone());
+            }
+            Put::Field(id, v) => {
+                let fields =
+                    flat.entry("recorded_fields".to_string()).or_insert_with(|| Value::Mapping(Mapping::new()));
+                if !fields.is_mapping() {
+                    *fields = Value::Mapping(Mapping::new());
+                }
+                if let Some(m) = fields.as_mapping_mut() {
+                    m.insert(Value::from(*id), v.clone());
+                }
+            }
+        }
+    }
 }
 
 /// A profile's text with its `base`s merged in (recursively): each base in order, then the
@@ -519,6 +594,12 @@ fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
 
 /// Parses and checks a profile; the error names `origin` and the offending path.
 pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
+    parse_with(text, origin, &Overlay::new())
+}
+
+/// Parses and checks a profile with `overlay` put over its devices, each put checked as the
+/// profile's own values are (a device the profile lacks is an error).
+pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile, String> {
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
     let root = with_bases(text, origin, 0)?;
     let top = root.as_mapping().ok_or_else(|| fail("(top level)", "expected a mapping".into()))?;
@@ -560,6 +641,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     if devices.is_empty() {
         return Err(fail("devices", "a profile needs at least one device".into()));
     }
+    if let Some(i) = overlay.keys().find(|i| **i >= devices.len()) {
+        return Err(fail(
+            "devices",
+            format!("GPU {i} does not exist (the profile has GPUs 0 to {})", devices.len() - 1),
+        ));
+    }
     for (i, d) in devices.iter().enumerate() {
         let mut merged = defaults.clone();
         merge(&mut merged, d);
@@ -568,7 +655,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         for v in flat.values_mut() {
             template(v, i);
         }
-        let mut flat = Flat(flat, Entries::new());
+        put_over(&mut flat, overlay.get(&i).map(Vec::as_slice).unwrap_or_default());
+        let mut flat = Flat(flat.into_iter().collect(), Entries::new());
         take_entries(&mut flat, ObjectKind::Device, "").map_err(|m| fail(&format!("devices[{i}]"), m))?;
         check_keys(&flat, DEVICE_KEYS, "").map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
         if let Some(instances) = flat.list("vgpu.instances").map(<[Value]>::to_vec) {
@@ -845,8 +933,9 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
 
 /// Moves the keys that name functions out of `flat`'s values into its entries, checked.
 fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result<(), String> {
-    let keys: Vec<String> =
+    let mut keys: Vec<String> =
         flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
+    keys.sort();
     for key in keys {
         // A hand-written function's own value (`DEVICE_KEYS`) stays a value, unless it is an error.
         let is_error = flat.0.get(&key).and_then(|v| answer::parse_error(v, &key)).is_some();
@@ -934,8 +1023,8 @@ fn template(v: &mut Value, index: usize) {
 
 /// Every key must be known and of its kind; `null` (to remove a default) is allowed.
 fn check_keys(flat: &Flat, schema: &[(&str, Kind)], shown_prefix: &str) -> Result<(), (String, String)> {
-    for (k, v) in &flat.0 {
-        let Some((_, kind)) = schema.iter().find(|(s, _)| s == k) else {
+    for (k, v) in flat.values() {
+        let Some((_, kind)) = schema.iter().find(|(s, _)| *s == k) else {
             let shown = format!("{shown_prefix}{k}");
             let renamed = RENAMED
                 .iter()

@@ -38,6 +38,8 @@ pub const CLEARED_ENV: &[&str] = &[
     "NVML_MOCK_LIVE_PIDS",
     "NVML_MOCK_LOG",
     "NVML_MOCK_SLOT_WRITE",
+    "NVML_MOCK_SESSION",
+    "NVML_MOCK_RUNTIME_DIR",
     "NVML_LIBRARY_PATH",
 ];
 
@@ -160,6 +162,32 @@ pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
     false
 }
 
+/// Whether Python 3 can import `module` (a client such as NVIDIA's binding, `pynvml`). When it
+/// cannot, the test using it is skipped with a message, unless the variable `require` is set
+/// (as CI sets `NVML_MOCK_REQUIRE_PYNVML`): then this panics, saying how to install it
+/// (`install`).
+pub fn have_python_module(module: &str, require: &str, install: &str) -> bool {
+    let ok = Command::new("python3").args(["-c", &format!("import {module}")]).status().is_ok_and(|s| s.success());
+    if !ok {
+        assert!(std::env::var_os(require).is_none(), "{module} is required here ({require} is set): {install}");
+        eprintln!("skipped: {module} is not installed ({install})");
+    }
+    ok
+}
+
+/// Runs `nvml-mock ctl --session SESSION COMMAND...` (the same code as the program's): changes
+/// the mocks that processes run with `NVML_MOCK_SESSION=SESSION` (`NVML_MOCK_RUNTIME_DIR`, if
+/// set in this process, must be theirs). Returns what the command prints, or its error.
+///
+/// ```no_run
+/// // A device plugin's health check sees GPU 3 report XID 79.
+/// nvml_mock::testing::ctl("plugin-test", &["event", "3", "xid", "79"]).unwrap();
+/// ```
+pub fn ctl(session: &str, command: &[&str]) -> Result<String, String> {
+    let args: Vec<String> = ["--session", session].iter().chain(command).map(|s| s.to_string()).collect();
+    crate::session::ctl(&args)
+}
+
 /// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `b200-r575`,
 /// `b200-r580.65`, `gb200`, `h100`, `h100-r560`, `l40s`, `l40s-vgpu`, `t4`), to write a variant
 /// of it; `None` for another name.
@@ -196,5 +224,6 @@ pub fn documented_subjects(
 pub fn profile_devices(name: &str) -> Result<Vec<std::collections::BTreeMap<String, serde_yaml::Value>>, String> {
     let text = builtin_profile(name).ok_or_else(|| format!("no built-in profile `{name}`"))?;
     let p = crate::profile::parse(text, name)?;
-    Ok(p.devices.iter().map(|d| d.values().clone()).collect())
+    let owned = |d: &crate::profile::Flat| d.values().into_iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    Ok(p.devices.iter().map(owned).collect())
 }

@@ -44,15 +44,8 @@ fn python3() -> Command {
     cmd
 }
 
-/// Whether Python can import `module`; if not, the test is skipped unless `require` is set.
-fn have(module: &str, require: &str, install: &str) -> bool {
-    let ok = Command::new("python3").args(["-c", &format!("import {module}")]).status().is_ok_and(|s| s.success());
-    if !ok {
-        assert!(std::env::var_os(require).is_none(), "{module} is required here ({require} is set): {install}");
-        eprintln!("skipped: {module} is not installed ({install})");
-    }
-    ok
-}
+// Whether Python can import a module; if not, the test is skipped unless the variable is set.
+use nvml_mock::testing::have_python_module as have;
 
 /// Every query of nvidia-ml-py against every profile: each function that answers
 /// NOT_SUPPORTED (on a GPU, the system, a GPU instance or a vGPU object) is one the profile

@@ -2,6 +2,8 @@
 //!
 //! - `nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids]
 //!   [--no-verify]` records the GPUs of this machine into a profile (`nvml_mock::capture`);
+//! - `nvml-mock ctl [--session NAME] COMMAND` changes a running mock that other processes use
+//!   (`nvml_mock::session`);
 //! - `nvml-mock lib --driver VERSION --out DIR [--mock PATH]` (or `--profile PROFILE` for the
 //!   driver and symbols a profile records) writes a `libnvidia-ml.so.1` into DIR that emulates
 //!   that driver: its functions alone, forwarded to a copy of the mock beside it
@@ -13,7 +15,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
+const USAGE_FORMAT: &str = "usage:
   nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids] [--no-verify] [--no-probes]
       Records the GPUs of this machine, through its NVML library (or PATH), into a profile the
       mock answers as the machine did (FILE, or standard output). It only reads: it calls getters,
@@ -23,19 +25,25 @@ const USAGE: &str = "usage:
       next to this program, or --mock PATH): whatever the mock would derive otherwise is recorded
       by name; --no-verify skips that. --no-probes skips the calls with a NULL record or a wrong
       version that record the order of the library's argument checks.
+  {ctl}
   nvml-mock lib (--driver VERSION | --profile PROFILE) --out DIR [--mock PATH]
       Writes DIR/libnvidia-ml.so.1, which exports exactly the functions of that driver (of the
       profile's driver, less what the profile says its library lacks) and forwards them to a copy
       of the mock in DIR.";
+
+fn usage() -> String {
+    USAGE_FORMAT.replace("{ctl}", nvml_mock::session::USAGE)
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
         // `nvml-mock capture --help`: the usage on standard output, and success.
         Some((cmd, rest)) if (cmd == "capture" || cmd == "lib") && rest.iter().any(|a| a == "-h" || a == "--help") => {
-            Ok(USAGE.to_string())
+            Ok(usage())
         }
         Some((cmd, rest)) if cmd == "capture" => capture(rest),
+        Some((cmd, rest)) if cmd == "ctl" => nvml_mock::session::ctl(rest),
         Some((cmd, rest)) if cmd == "lib" => lib(rest),
         // A probe of `capture`, in a process of its own (see `nvml_mock::capture::probe_child`).
         Some((cmd, rest)) if cmd == "__probe" => match rest {
@@ -46,9 +54,9 @@ fn main() -> ExitCode {
                 .map(|()| String::new()),
             _ => Err("usage: nvml-mock __probe LIBRARY OBJECT START".to_string()),
         },
-        Some((cmd, _)) if cmd == "-h" || cmd == "--help" || cmd == "help" => Ok(USAGE.to_string()),
-        Some((cmd, _)) => Err(format!("unknown command `{cmd}`\n{USAGE}")),
-        None => Err(USAGE.to_string()),
+        Some((cmd, _)) if cmd == "-h" || cmd == "--help" || cmd == "help" => Ok(usage()),
+        Some((cmd, _)) => Err(format!("unknown command `{cmd}`\n{}", usage())),
+        None => Err(usage()),
     };
     match result {
         Ok(text) => {
@@ -76,12 +84,12 @@ impl Flags {
         let mut it = args.iter();
         while let Some(a) = it.next() {
             if valued.contains(&a.as_str()) {
-                let v = it.next().ok_or_else(|| format!("{a} needs a value\n{USAGE}"))?;
+                let v = it.next().ok_or_else(|| format!("{a} needs a value\n{}", usage()))?;
                 f.values.push((a.clone(), v.clone()));
             } else if bare.contains(&a.as_str()) {
                 f.set.push(a.clone());
             } else {
-                return Err(format!("unexpected argument `{a}`\n{USAGE}"));
+                return Err(format!("unexpected argument `{a}`\n{}", usage()));
             }
         }
         Ok(f)
@@ -126,7 +134,7 @@ fn capture(args: &[String]) -> Result<String, String> {
 
 fn lib(args: &[String]) -> Result<String, String> {
     let f = Flags::parse(args, &["--driver", "--profile", "--out", "--mock"], &[])?;
-    let out = PathBuf::from(f.get("--out").ok_or_else(|| format!("--out is required\n{USAGE}"))?);
+    let out = PathBuf::from(f.get("--out").ok_or_else(|| format!("--out is required\n{}", usage()))?);
     let mock = match f.get("--mock") {
         Some(m) => PathBuf::from(m),
         None => {
@@ -140,7 +148,7 @@ fn lib(args: &[String]) -> Result<String, String> {
             driver.to_string()
         }
         (None, Some(profile)) => nvml_mock::driver_lib::write_for_profile(&out, profile, &mock)?,
-        _ => return Err(format!("give --driver or --profile (one of them)\n{USAGE}")),
+        _ => return Err(format!("give --driver or --profile (one of them)\n{}", usage())),
     };
     Ok(format!(
         "wrote {}: libnvidia-ml.so.1 emulates NVIDIA driver {driver} (use: LD_LIBRARY_PATH={} NVML_MOCK_PROFILE=<a profile of driver {driver}> <client>)",

@@ -4,7 +4,7 @@
 //!
 //! A capture has three steps:
 //!
-//! 1. [`record`] calls every getter of the header the mock can answer from values (the readers
+//! 1. `record` calls every getter of the header the mock can answer from values (the readers
 //!    `cargo xtask regen` writes in `generated/capture/`) on the system, each GPU, each MIG
 //!    device, GPU and compute instance, vGPU type and instance, with every selector value the
 //!    header enumerates (sensors, clock types and ids, P-states, ECC counters, NVLink links,
@@ -13,10 +13,10 @@
 //!    symbols, the error strings, and, for each function that takes a versioned record, what a
 //!    NULL record and a wrong version answer. Nothing it calls changes a GPU's state: getters,
 //!    and the event sets it creates, registers and frees in its own process.
-//! 2. [`draft`] writes a profile from the recording: the values the engine derives its
+//! 2. `draft` writes a profile from the recording: the values the engine derives its
 //!    behaviour from (`memory.total`, `clocks.sm`, `processes.compute`, the MIG tree, ...) and
 //!    the recorded values of every function the mock answers from data.
-//! 3. [`verify`] loads the draft into a copy of the mock, records the mock the same way, and
+//! 3. `verify` loads the draft into a copy of the mock, records the mock the same way, and
 //!    gives every function whose answer differs from the machine's (a derived value the real
 //!    driver computes otherwise, an error the engine does not know) its recorded answers, by
 //!    name: the mock answers a recorded value before its behaviour. It repeats until the

@@ -151,7 +151,7 @@ pub struct Recording {
     /// How many calls the recording made.
     pub calls: usize,
     pub system: Answers,
-    /// The answers of [`BEFORE_ATTACH`] before any GPU was looked up.
+    /// The answers of `BEFORE_ATTACH` before any GPU was looked up.
     pub before_attach: Answers,
     pub system_checks: BTreeMap<&'static str, Checks>,
     pub devices: Vec<DeviceRec>,

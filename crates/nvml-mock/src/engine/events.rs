@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::ffi::{c_uint, c_ulonglong};
 use std::sync::{Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nvml_sys::*;
 
@@ -156,13 +156,38 @@ pub fn nvmlDeviceRegisterEvents(
     })
 }
 
+/// The next event of `set`, waiting up to `timeout_ms`; in a session of `nvml-mock ctl`, the
+/// wait looks for the session's changes every few milliseconds, so that an event injected
+/// from another process reaches a set that waits already.
+fn wait_for_session(e: &Engine, set: &EventSet, timeout_ms: u32) -> Option<Pending> {
+    if !super::ctl::active() {
+        return set.wait(timeout_ms);
+    }
+    let deadline = Instant::now() + Duration::from_millis(timeout_ms.into());
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if let Some(p) = set.wait(left.min(SESSION_POLL).as_millis() as u32) {
+            return Some(p);
+        }
+        if super::ctl::changed() {
+            e.refresh();
+        }
+        if left.is_zero() {
+            return set.wait(0);
+        }
+    }
+}
+
+/// How often a wait for events looks for the changes of an `nvml-mock ctl` session.
+const SESSION_POLL: Duration = Duration::from_millis(10);
+
 fn event_wait(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
     e.with(|sys| {
         let es = sys.event_sets.get(set.cast())?;
         if data.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        let (device, event_type, event_data) = es.wait(timeout_ms).ok_or(NVML_ERROR_TIMEOUT)?;
+        let (device, event_type, event_data) = wait_for_session(e, &es, timeout_ms).ok_or(NVML_ERROR_TIMEOUT)?;
         put(
             data,
             nvmlEventData_t {

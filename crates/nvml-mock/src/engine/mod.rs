@@ -13,6 +13,7 @@
 #![allow(clippy::vec_box)]
 
 mod api;
+pub(crate) mod ctl;
 pub(crate) mod device;
 pub(crate) mod ecc;
 pub(crate) mod events;
@@ -25,12 +26,14 @@ pub(crate) mod mig;
 pub(crate) mod nvlink;
 pub(crate) mod perf;
 pub(crate) mod processes;
+pub(crate) mod resolve;
 pub(crate) mod system;
 pub(crate) mod vgpu;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
@@ -38,19 +41,16 @@ use nvml_sys::*;
 use crate::driver;
 use crate::ffi;
 use crate::generated::api::Api;
+use crate::generated::names::id;
 pub use events::{EventSet, SystemEventSet};
 pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
 
-use crate::answer::{Call, Entry, Object, Val};
-use crate::generated::tables::{MIN_ARCH, PRIVILEGED, VERSIONED};
+use crate::answer::{function_name, Call, Entry, Object, Val};
+use crate::generated::tables::{PRIVILEGED, VERSIONED};
 use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
-
-/// Functions whose header names a newer architecture than the GPUs a real driver answers them
-/// on: `nvmlDeviceReadPRMCounters_v1` ("For Blackwell or newer") answers `NVML_SUCCESS` on an
-/// H200 with driver 580.159.04, each counter's status `NVML_ERROR_NOT_SUPPORTED`
-/// (`crates/nvml-mock/tests/real/`).
-const ANSWERED_BEFORE_ITS_ARCHITECTURE: &[&str] = &["nvmlDeviceReadPRMCounters_v1"];
+use crate::session::Changes;
+use resolve::{Pre, Resolved, Table};
 
 /// Functions that work before `nvmlInit` (or decide that for themselves): those every driver
 /// has.
@@ -75,12 +75,15 @@ pub struct DeviceState {
     pub mig_pending: Option<bool>,
 }
 
-/// One GPU: its handle is the address of this struct, stable while the library is initialised.
+/// One GPU. Its handle is the address of its mutable state, which a change by `nvml-mock ctl`
+/// hands from the old system to the new one: stable while the library is initialised.
 #[derive(Debug)]
 pub struct Device {
     pub index: usize,
-    pub spec: Flat,
-    pub state: Mutex<DeviceState>,
+    pub spec: Arc<Flat>,
+    pub state: Arc<Mutex<DeviceState>>,
+    /// What the engine resolved of the profile for this GPU, by function id.
+    pub table: Arc<Table>,
 }
 
 /// What a device handle refers to: a GPU, or a MIG device (a compute instance of one).
@@ -99,31 +102,66 @@ impl<'a> DeviceRef<'a> {
     }
 }
 
-/// Everything that exists between the first `nvmlInit` and the last `nvmlShutdown`.
+/// Everything that exists between the first `nvmlInit` and the last `nvmlShutdown`. A change
+/// by `nvml-mock ctl` makes a new system of the changed profile that shares the old one's
+/// state: handles, event sets, values set, the MIG tree.
 #[derive(Debug)]
 pub struct System {
-    pub profile: Profile,
+    pub profile: Arc<Profile>,
     pub devices: Vec<Box<Device>>,
     /// Every device's GPU instances (MIG), in device order.
-    pub gpu_instances: Vec<Box<GpuInstance>>,
-    pub event_sets: Handles<EventSet>,
-    pub system_event_sets: Handles<SystemEventSet>,
-    pub gpm_samples: Handles<GpmSample>,
+    pub gpu_instances: Instances,
+    pub event_sets: Arc<Handles<EventSet>>,
+    pub system_event_sets: Arc<Handles<SystemEventSet>>,
+    pub gpm_samples: Arc<Handles<GpmSample>>,
     /// Functions the emulated driver lacks (see [`absent_functions`]).
-    pub absent: BTreeSet<String>,
+    pub absent: Arc<BTreeSet<String>>,
     /// The profile's process ids → the ids clients see (live processes with `live_pids`).
-    pub pids: BTreeMap<u32, u32>,
+    pub pids: Arc<BTreeMap<u32, u32>>,
     /// When the library was initialised (µs since the epoch): the time counters start from.
     pub started_us: u64,
     /// Values set while the system runs (by setters), by object, function and selector values:
     /// a getter answered from data answers them before the profile's.
-    pub live: Mutex<BTreeMap<LiveKey, Vec<Val>>>,
-    /// Whether a GPU has been looked up since `nvmlInit` (`system.before_attach`).
-    pub attached: std::sync::atomic::AtomicBool,
+    pub live: Arc<Live>,
+    /// What the engine resolved of the profile for the system's own functions, by function id.
+    pub table: Arc<Table>,
+    /// Whether some object's values record function `id` (written by hand), by id
+    /// ([`Resolved::recorded`]).
+    pub recorded: Arc<[bool]>,
+    /// Whether a GPU has been looked up since `nvmlInit` (`system.before_attach`); a `ctl`
+    /// change keeps it.
+    pub attached: Arc<AtomicBool>,
 }
 
-/// What a value set while the system runs is for: the object, the function and its selector
-/// values.
+/// Values set while the system runs (see [`System::live`]).
+#[derive(Debug, Default)]
+pub struct Live {
+    values: Mutex<BTreeMap<LiveKey, Vec<Val>>>,
+    /// Whether any value was set: until one is, a getter does not look.
+    any: AtomicBool,
+}
+
+/// The GPU instances of every device, shared by the systems a `ctl` change makes (their
+/// addresses are their handles).
+#[derive(Debug, Clone, Default)]
+pub struct Instances(Arc<Vec<Box<GpuInstance>>>);
+
+impl std::ops::Deref for Instances {
+    type Target = [Box<GpuInstance>];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Instances {
+    type Item = &'a Box<GpuInstance>;
+    type IntoIter = std::slice::Iter<'a, Box<GpuInstance>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// A value set while the system runs: its object, function and selector values.
 pub type LiveKey = (LiveObject, &'static str, Vec<i64>);
 
 /// An object whose values can be set while the system runs.
@@ -221,37 +259,72 @@ pub fn parse_clock(env: &str) -> Result<Option<u64>, String> {
 }
 
 impl System {
-    /// The system a profile describes; a MIG tree its instance profiles cannot hold is an
-    /// error (see [`mig::check_tree`]).
-    pub(crate) fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
-        let devices: Vec<Box<Device>> = profile
-            .devices
-            .iter()
-            .enumerate()
-            .map(|(index, spec)| {
-                let state = DeviceState { grow_remaining: profile.grow_processes, ..DeviceState::default() };
-                Box::new(Device { index, spec: spec.clone(), state: Mutex::new(state) })
+    /// The system a resolved profile describes; a MIG tree its instance profiles cannot hold
+    /// is an error (see [`mig::check_tree`]). `carried` is the system a `ctl` change replaces:
+    /// the new one shares its state (and so its handles).
+    pub(crate) fn new(
+        r: &Resolved,
+        live_pids: Option<BTreeMap<u32, u32>>,
+        carried: Option<&System>,
+    ) -> Result<System, String> {
+        let devices: Vec<Box<Device>> = (r.specs.iter().zip(&r.tables).enumerate())
+            .map(|(index, (spec, table))| {
+                let state = match carried.and_then(|c| c.devices.get(index)) {
+                    Some(old) => old.state.clone(),
+                    None => {
+                        let state = DeviceState { grow_remaining: r.profile.grow_processes, ..DeviceState::default() };
+                        Arc::new(Mutex::new(state))
+                    }
+                };
+                Box::new(Device { index, spec: spec.clone(), state, table: table.clone() })
             })
             .collect();
-        for d in &devices {
-            mig::check_tree(d)?;
-        }
-        let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
-        let absent = absent_functions(&profile);
-        let pids = processes::pid_map(&profile, live_pids);
+        let Some(c) = carried else {
+            for d in &devices {
+                mig::check_tree(d)?;
+            }
+            let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
+            return Ok(System {
+                profile: r.profile.clone(),
+                devices,
+                gpu_instances: Instances(Arc::new(gpu_instances)),
+                event_sets: Arc::default(),
+                system_event_sets: Arc::default(),
+                gpm_samples: Arc::default(),
+                absent: r.absent.clone(),
+                pids: Arc::new(processes::pid_map(&r.profile, live_pids)),
+                started_us: now_us(),
+                live: Arc::default(),
+                table: r.system.clone(),
+                recorded: r.recorded.clone(),
+                attached: Arc::default(),
+            });
+        };
         Ok(System {
-            profile,
+            profile: r.profile.clone(),
             devices,
-            gpu_instances,
-            event_sets: Handles::default(),
-            system_event_sets: Handles::default(),
-            gpm_samples: Handles::default(),
-            absent,
-            pids,
-            started_us: now_us(),
-            live: Mutex::new(BTreeMap::new()),
-            attached: std::sync::atomic::AtomicBool::new(false),
+            gpu_instances: c.gpu_instances.clone(),
+            event_sets: c.event_sets.clone(),
+            system_event_sets: c.system_event_sets.clone(),
+            gpm_samples: c.gpm_samples.clone(),
+            absent: r.absent.clone(),
+            pids: c.pids.clone(),
+            started_us: c.started_us,
+            live: c.live.clone(),
+            table: r.system.clone(),
+            recorded: r.recorded.clone(),
+            attached: c.attached.clone(),
         })
+    }
+
+    /// The resolved table of the object a call is for, when that is the system or a GPU (a
+    /// MIG device, an instance or a vGPU is looked up by name).
+    pub fn table_of(&self, object: Object) -> Option<&Table> {
+        match object {
+            Object::System => Some(&self.table),
+            Object::Device(h) => self.device(h).ok().map(|d| &*d.table),
+            _ => None,
+        }
     }
 
     /// The object of a call whose values can be set: the system, a GPU, a vGPU instance.
@@ -266,25 +339,60 @@ impl System {
 
     /// The value set for `function` of `object` with these selector values, if any.
     pub fn live(&self, function: &str, object: Object, selectors: &[i64]) -> Option<Vec<Val>> {
+        if !self.live.any.load(Ordering::Acquire) {
+            return None;
+        }
         let key = self.live_object(object)?;
-        let live = self.live.lock().ok()?;
+        let live = self.live.values.lock().ok()?;
         live.iter().find(|((o, f, s), _)| *o == key && *f == function && s == selectors).map(|(_, v)| v.clone())
     }
 
     /// Sets the value `function` of `object` answers for these selector values.
     pub fn set_live(&self, function: &'static str, object: Object, selectors: &[i64], values: Vec<Val>) -> ffi::Status {
         let key = self.live_object(object).ok_or(NVML_ERROR_INVALID_ARGUMENT)?;
-        let mut live = self.live.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+        let mut live = self.live.values.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
         live.insert((key, function, selectors.to_vec()), values);
+        self.live.any.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// What the engine decides before a call by the function's name (see [`Engine::checks`]):
+    /// where the function's row leaves it to the call's arguments, and for the objects
+    /// without a table.
+    fn checks_by_name(&self, call: &Call) -> Option<Intercepted> {
+        let name = call.name;
+        let answer = |code| Some(Intercepted::Answer(code));
+        if self.absent.contains(name) {
+            return answer(NVML_ERROR_FUNCTION_NOT_FOUND);
+        }
+        if !self.profile.privileged && PRIVILEGED.binary_search(&name).is_ok() {
+            return answer(NVML_ERROR_NO_PERMISSION);
+        }
+        let mut as_version = None;
+        if let Some(layouts) = versioned(name) {
+            match self.record_check(name, call.object, call.record, layouts) {
+                Some(RecordCheck::Answer(code)) => return answer(code),
+                Some(RecordCheck::AsVersion(own, caller)) => as_version = Some(Intercepted::AsVersion(own, caller)),
+                None => {}
+            }
+        }
+        match self.entry(name, call.object) {
+            Some(e) => match e.select(call.selectors) {
+                Some(Entry::Error { code, .. }) => answer(*code),
+                _ => as_version,
+            },
+            None if self.too_old(name, call.object) => answer(NVML_ERROR_NOT_SUPPORTED),
+            None => as_version,
+        }
     }
 
     /// The GPU behind a handle; anything that is not one of ours (a MIG device included) is
     /// rejected without being dereferenced.
     pub fn device(&self, handle: nvmlDevice_t) -> Result<&Device, nvmlReturn_t> {
+        let handle = handle as *const Mutex<DeviceState>;
         self.devices
             .iter()
-            .find(|d| std::ptr::eq::<Device>(&***d, handle as *const Device))
+            .find(|d| std::ptr::eq(Arc::as_ptr(&d.state), handle))
             .map(|d| &**d)
             .ok_or(NVML_ERROR_INVALID_ARGUMENT)
     }
@@ -299,7 +407,7 @@ impl System {
     }
 
     pub fn handle(&self, index: usize) -> nvmlDevice_t {
-        &*self.devices[index] as *const Device as nvmlDevice_t
+        Arc::as_ptr(&self.devices[index].state) as nvmlDevice_t
     }
 
     /// The handle of device `index`, handed to a client that looked the GPU up: from then on
@@ -397,11 +505,9 @@ impl System {
     /// Hopper or newer"): such a function answers `NOT_SUPPORTED` there unless the profile
     /// gives it a value.
     pub fn too_old(&self, function: &str, object: Object) -> bool {
-        if ANSWERED_BEFORE_ITS_ARCHITECTURE.contains(&function) {
-            return false;
-        }
-        let Ok(i) = MIN_ARCH.binary_search_by(|(f, _, _)| (*f).cmp(function)) else { return false };
-        self.architecture(object).is_some_and(|arch| arch < MIN_ARCH[i].2)
+        let min = crate::answer::function_id(function).and_then(|id| resolve::facts()[id].min_arch);
+        let Some(min) = min else { return false };
+        self.architecture(object).is_some_and(|arch| arch < min)
     }
 
     /// The architecture (`NVML_DEVICE_ARCH_*`) of the GPU (or MIG device) a call is for.
@@ -491,20 +597,44 @@ struct Fault {
     calls: AtomicU64,
 }
 
+/// What a profile was resolved from: an `nvmlInit` from the same reuses it.
+#[derive(Debug, PartialEq)]
+struct ResolveKey {
+    spec: String,
+    text: String,
+    changes: Option<Changes>,
+}
+
 /// The process-wide mock.
 #[derive(Debug)]
 pub struct Engine {
-    /// Serialises init and shutdown; holds the reference count.
+    /// Serialises init, shutdown and the changes of `nvml-mock ctl`; holds the reference count.
     lifecycle: Mutex<u32>,
     system: RwLock<Option<Arc<System>>>,
     /// Faults from `NVML_MOCK_FAULTS` (fixed) and from the profile (set at init).
     env_faults: Vec<Fault>,
     profile_faults: RwLock<Vec<Arc<Fault>>>,
+    /// Whether the profile has faults: until it has, a call does not look for one.
+    any_profile_faults: AtomicBool,
+    /// Bumped whenever the system is replaced (init, shutdown, a `ctl` change): a thread's
+    /// view of the system ([`Engine::current`]) is good while this is what it was.
+    epoch: AtomicU64,
+    /// The functions some object's values record (see [`Engine::recorded`]), by id: set as
+    /// systems are installed, never cleared (a stale one only costs a look).
+    recorded_ids: Vec<AtomicBool>,
+    /// The last profile resolved, and what from.
+    resolved: Mutex<Option<(ResolveKey, Arc<Resolved>)>>,
     env_error: Option<String>,
     strict: bool,
 }
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
+
+thread_local! {
+    /// This thread's view of the system: the engine's epoch it was taken at, and the system
+    /// (see [`Engine::current`]).
+    static VIEW: RefCell<(u64, Option<Arc<System>>)> = const { RefCell::new((u64::MAX, None)) };
+}
 
 pub fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
@@ -518,16 +648,24 @@ pub fn engine() -> &'static Engine {
             system: RwLock::new(None),
             env_faults: env_faults.into_iter().map(|spec| Fault { spec, calls: AtomicU64::new(0) }).collect(),
             profile_faults: RwLock::new(Vec::new()),
+            any_profile_faults: AtomicBool::new(false),
+            epoch: AtomicU64::new(0),
+            recorded_ids: crate::generated::names::FUNCTIONS.iter().map(|_| AtomicBool::new(false)).collect(),
+            resolved: Mutex::new(None),
             env_error,
             strict: std::env::var("NVML_MOCK_STRICT").is_ok_and(|v| !v.is_empty() && v != "0"),
         }
     })
 }
 
-/// Runs an exported function that returns `nvmlReturn_t`: faults, driver emulation, the init
-/// check and the argument checks the driver makes first ([`Engine::intercept`]), then `f`.
+/// Runs an exported function that returns `nvmlReturn_t`: the changes of `nvml-mock ctl` since
+/// the last call, then faults, driver emulation, the init check and the argument checks the
+/// driver makes first ([`Engine::intercept`]), then `f`.
 pub fn entry(call: Call, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
     let e = engine();
+    if ctl::changed() {
+        e.refresh();
+    }
     let run = AssertUnwindSafe(|| match e.intercept(&call) {
         Some(Intercepted::Answer(code)) => code,
         // A driver that does not check this record's version: the function runs with its own
@@ -586,6 +724,31 @@ fn versioned(function: &str) -> Option<&'static [(u32, &'static str)]> {
     VERSIONED.binary_search_by(|(f, _)| (*f).cmp(function)).ok().map(|i| VERSIONED[i].1)
 }
 
+/// What `nvml-mock ctl` decides for a call with this row (`lost`: of a GPU that `ctl lost`
+/// took): a function the driver lacks stays so, then the GPU is lost, then `ctl error`.
+fn by_ctl(row: &resolve::Row, lost: bool) -> Option<Intercepted> {
+    if row.pre == Pre::Answer(NVML_ERROR_FUNCTION_NOT_FOUND) {
+        return Some(Intercepted::Answer(NVML_ERROR_FUNCTION_NOT_FOUND));
+    }
+    if lost {
+        return Some(Intercepted::Answer(NVML_ERROR_GPU_IS_LOST));
+    }
+    row.ctl.and_then(ctl::fires).map(Intercepted::Answer)
+}
+
+/// What the row of a function decides before it runs ([`by_ctl`], then the profile's):
+/// `Some(None)` that it runs, `None` that the engine decides by name.
+fn by_row(row: &resolve::Row, lost: bool) -> Option<Option<Intercepted>> {
+    if let Some(i) = by_ctl(row, lost) {
+        return Some(Some(i));
+    }
+    match row.pre {
+        Pre::Run => Some(None),
+        Pre::Answer(code) => Some(Some(Intercepted::Answer(code))),
+        Pre::ByName => None,
+    }
+}
+
 impl Engine {
     /// Faults, older-driver emulation, the init check, privileges, the checks of a versioned
     /// record that the driver makes before anything else, and the profile's declared errors,
@@ -596,73 +759,87 @@ impl Engine {
         if let Some(f) = self.env_faults.iter().find(|f| fire(f)) {
             return Some(Intercepted::Answer(f.spec.code));
         }
-        if let Ok(faults) = self.profile_faults.read() {
-            if let Some(f) = faults.iter().find(|f| fire(f)) {
-                return Some(Intercepted::Answer(f.spec.code));
+        if self.any_profile_faults.load(Ordering::Relaxed) {
+            if let Ok(faults) = self.profile_faults.read() {
+                if let Some(f) = faults.iter().find(|f| fire(f)) {
+                    return Some(Intercepted::Answer(f.spec.code));
+                }
             }
         }
         self.checks(call)
     }
 
-    /// What the system decides before the function runs (see [`Engine::intercept`]).
+    /// What the system decides before the function runs (see [`Engine::intercept`]): from the
+    /// row of the function in its GPU's or the system's table, or by name where that depends
+    /// on the call's arguments or the object is another.
     fn checks(&self, call: &Call) -> Option<Intercepted> {
-        let name = call.name;
-        let answer = |code| Some(Intercepted::Answer(code));
-        // Looked at under the read lock: no `Arc` clone on every call just to check this.
-        let guard = self.system.read().ok()?;
-        let s = match guard.as_deref() {
-            None if !NO_INIT.contains(&name) => return answer(NVML_ERROR_UNINITIALIZED),
+        self.current(|s| self.checks_on(s.map(|s| &**s), call))
+    }
+
+    fn checks_on(&self, s: Option<&System>, call: &Call) -> Option<Intercepted> {
+        let s = match s {
+            None if !NO_INIT.contains(&call.name) => return Some(Intercepted::Answer(NVML_ERROR_UNINITIALIZED)),
             None => return None,
             Some(s) => s,
         };
-        if s.absent.contains(name) {
-            return answer(NVML_ERROR_FUNCTION_NOT_FOUND);
-        }
+        // Runtime state, so never resolved into a row: answers before a GPU is looked up.
         if !s.profile.before_attach.is_empty() && !s.attached.load(Ordering::Relaxed) {
-            if let Some(code) = s.profile.before_attach.get(name) {
-                return answer(*code);
+            if let Some(code) = s.profile.before_attach.get(call.name) {
+                let code = if s.absent.contains(call.name) { NVML_ERROR_FUNCTION_NOT_FOUND } else { *code };
+                return Some(Intercepted::Answer(code));
             }
         }
-        if !s.profile.privileged && PRIVILEGED.binary_search(&name).is_ok() {
-            return answer(NVML_ERROR_NO_PERMISSION);
-        }
-        let mut as_version = None;
-        if let Some(layouts) = versioned(name) {
-            match s.record_check(name, call.object, call.record, layouts) {
-                Some(RecordCheck::Answer(code)) => return answer(code),
-                Some(RecordCheck::AsVersion(own, caller)) => as_version = Some(Intercepted::AsVersion(own, caller)),
-                None => {}
-            }
-        }
-        match s.entry(name, call.object) {
-            Some(e) => match e.select(call.selectors) {
-                Some(Entry::Error { code, .. }) => answer(*code),
-                _ => as_version,
+        let decided = match call.object {
+            Object::Device(h) => match s.any_device(h) {
+                Ok(DeviceRef::Gpu(d)) => d.table.row(call.id).and_then(|row| by_row(row, d.table.lost)),
+                // A MIG device is lost with its GPU, and has its GPU's errors from `ctl`.
+                Ok(DeviceRef::Mig { parent, .. }) => {
+                    parent.table.row(call.id).and_then(|row| by_ctl(row, parent.table.lost)).map(Some)
+                }
+                Err(_) => None,
             },
-            None if s.too_old(name, call.object) => answer(NVML_ERROR_NOT_SUPPORTED),
-            None => as_version,
+            Object::System => {
+                let lost_index =
+                    call.id == id::nvmlDeviceGetHandleByIndex || call.id == id::nvmlDeviceGetHandleByIndex_v2;
+                let lost = lost_index
+                    && call
+                        .selectors
+                        .first()
+                        .and_then(|i| s.devices.get(usize::try_from(*i).ok()?))
+                        .is_some_and(|d| d.table.lost);
+                s.table.row(call.id).and_then(|row| by_row(row, lost))
+            }
+            _ => None,
+        };
+        match decided {
+            Some(d) => d,
+            None => s.checks_by_name(call),
         }
     }
 
-    /// Whether the profile records values of `function` (written by hand) for this object and
-    /// these selector values: a capture's recording, which answers before the behaviour, until
-    /// a setter changes the state the function reads (see [`set_since_init`]).
-    pub fn recorded(&self, function: &str, object: Object, selectors: &[i64]) -> bool {
-        let Ok(guard) = self.system.read() else { return false };
-        let Some(s) = guard.as_deref() else { return false };
-        if let Object::Device(h) = object {
-            if let Ok(DeviceRef::Gpu(d)) = s.any_device(h) {
-                if set_since_init(d, function, selectors) {
-                    return false;
-                }
-            }
+    /// Whether the profile records values of function `id` (written by hand) for this object
+    /// and these selector values: a capture's recording, which answers before the behaviour,
+    /// until a setter changes the state the function reads (see [`set_since_init`]).
+    pub fn recorded(&self, id: usize, object: Object, selectors: &[i64]) -> bool {
+        if !self.recorded_ids.get(id).is_some_and(|r| r.load(Ordering::Relaxed)) {
+            return false;
         }
-        matches!(s.entry(function, object).and_then(|e| e.select(selectors)), Some(Entry::Values(_)))
+        self.current(|s| {
+            let Some(s) = s.filter(|s| s.recorded.get(id) == Some(&true)) else { return false };
+            if set_since_init(s, object, function_name(id), selectors) {
+                return false;
+            }
+            if let Some(t) = s.table_of(object) {
+                let entry = t.row(id).and_then(|r| r.entry.as_deref());
+                return matches!(entry.and_then(|e| e.select(selectors)), Some(Entry::Values(_)));
+            }
+            matches!(s.entry(function_name(id), object).and_then(|e| e.select(selectors)), Some(Entry::Values(_)))
+        })
     }
 
     /// The initialised system, if `nvmlInit` has succeeded more often than `nvmlShutdown`.
     pub fn system(&self) -> Option<Arc<System>> {
-        self.system.read().ok()?.clone()
+        self.current(|s| s.cloned())
     }
 
     /// The system, or `UNINITIALIZED` (a shutdown may race with a call).
@@ -670,7 +847,72 @@ impl Engine {
         self.system().ok_or(NVML_ERROR_UNINITIALIZED)
     }
 
-    /// `nvmlInit*`: the first call loads the profile; later ones only count.
+    /// Runs `f` on the system (`None` before init). Each thread keeps the system it saw last
+    /// with the engine's epoch then, and takes it again only after the epoch moved: a call
+    /// costs one load, not a lock and a reference count. (A thread's view holds the system it
+    /// saw until its next call, or until it exits.)
+    pub fn current<R>(&self, f: impl FnOnce(Option<&Arc<System>>) -> R) -> R {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        VIEW.with(|v| {
+            // Calls inside `f` share the view; one that finds the epoch moved while the view
+            // is in use looks the system up without keeping it.
+            let fresh = match v.try_borrow() {
+                Ok(view) if view.0 == epoch => return f(view.1.as_ref()),
+                // The epoch is read before the system: a system newer than its epoch is
+                // taken again at the next call, never an older one kept.
+                _ => self.system.read().ok().and_then(|g| g.clone()),
+            };
+            if let Ok(mut view) = v.try_borrow_mut() {
+                *view = (epoch, fresh.clone());
+            }
+            f(fresh.as_ref())
+        })
+    }
+
+    /// The profile `NVML_MOCK_PROFILE` names with `changes` (of `nvml-mock ctl`), resolved;
+    /// the last one again when neither changed. The error is the code `nvmlInit` answers and
+    /// why.
+    fn resolve(&self, changes: Option<&Changes>) -> Result<Arc<Resolved>, (nvmlReturn_t, String)> {
+        let unknown = |e: String| (NVML_ERROR_UNKNOWN, e);
+        let spec = std::env::var("NVML_MOCK_PROFILE").unwrap_or_default();
+        let (origin, text) = profile::source(&spec).map_err(unknown)?;
+        let key = ResolveKey { spec, text: text.into_owned(), changes: changes.cloned() };
+        let mut cache = self.resolved.lock().map_err(|_| unknown("the mock's state is poisoned".into()))?;
+        if let Some((k, r)) = cache.as_ref() {
+            if *k == key {
+                return Ok(r.clone());
+            }
+        }
+        let overlay = changes.map(Changes::overlay).unwrap_or_default();
+        let mut profile = profile::parse_with(&key.text, &origin, &overlay).map_err(unknown)?;
+        with_library_driver(&mut profile).map_err(|e| (NVML_ERROR_LIB_RM_VERSION_MISMATCH, e))?;
+        let r = Arc::new(Resolved::new(profile, changes));
+        *cache = Some((key, r.clone()));
+        Ok(r)
+    }
+
+    /// Makes `system` the current one, with its profile's faults.
+    fn install(&self, system: System, r: &Resolved) -> nvmlReturn_t {
+        let faults: Vec<Arc<Fault>> = (r.profile.faults.iter())
+            .map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) }))
+            .collect();
+        self.any_profile_faults.store(!faults.is_empty(), Ordering::Relaxed);
+        if let Ok(mut f) = self.profile_faults.write() {
+            *f = faults;
+        }
+        for (flag, on) in self.recorded_ids.iter().zip(r.recorded.iter()) {
+            if *on {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
+        let Ok(mut sys) = self.system.write() else { return NVML_ERROR_UNKNOWN };
+        *sys = Some(Arc::new(system));
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        NVML_SUCCESS
+    }
+
+    /// `nvmlInit*`: the first call loads the profile (with the changes of the session
+    /// `NVML_MOCK_SESSION` names, which it joins); later ones only count.
     pub fn init(&self) -> nvmlReturn_t {
         let Ok(mut count) = self.lifecycle.lock() else { return NVML_ERROR_UNKNOWN };
         if *count == 0 {
@@ -680,13 +922,17 @@ impl Engine {
             }
             let unknown = |e: String| (NVML_ERROR_UNKNOWN, e);
             let loaded = (|| {
-                let mut profile = profile::load_from_env().map_err(unknown)?;
+                let session = ctl::join().map_err(unknown)?;
+                let resolved = self.resolve(session.as_ref().map(|(_, s)| &s.changes))?;
                 let live_pids = processes::live_pids_env().map_err(unknown)?;
-                with_library_driver(&mut profile).map_err(|e| (NVML_ERROR_LIB_RM_VERSION_MISMATCH, e))?;
                 frozen_clock().map_err(unknown)?;
-                System::new(profile, live_pids).map_err(unknown)
+                let system = System::new(&resolved, live_pids, None).map_err(unknown)?;
+                if let Some((generation, state)) = &session {
+                    ctl::joined_at(*generation, state);
+                }
+                Ok((system, resolved))
             })();
-            let system = match loaded {
+            let (system, resolved) = match loaded {
                 Ok(s) => s,
                 Err((code, e)) => {
                     eprintln!("nvml-mock: {e}");
@@ -697,20 +943,40 @@ impl Engine {
                 let (p, absent) = (&system.profile, system.absent.len());
                 eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());
             }
-            let faults = system
-                .profile
-                .faults
-                .iter()
-                .map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) }))
-                .collect();
-            if let Ok(mut f) = self.profile_faults.write() {
-                *f = faults;
+            let code = self.install(system, &resolved);
+            if code != NVML_SUCCESS {
+                return code;
             }
-            let Ok(mut sys) = self.system.write() else { return NVML_ERROR_UNKNOWN };
-            *sys = Some(Arc::new(system));
         }
         *count += 1;
         NVML_SUCCESS
+    }
+
+    /// Takes in the changes of `nvml-mock ctl` since the system was made: a new system of the
+    /// changed profile, which shares the old one's state, and the events injected since,
+    /// delivered to the event sets that want them. A change this process's profile cannot
+    /// take is reported on stderr and left out.
+    pub fn refresh(&self) {
+        let Ok(count) = self.lifecycle.lock() else { return };
+        let Some((generation, state)) = ctl::pending() else { return };
+        let current = if *count == 0 { None } else { self.system() };
+        if let Some(old) = current {
+            let rebuilt = self.resolve(Some(&state.changes)).map_err(|(_, e)| e).and_then(|r| {
+                let system = System::new(&r, None, Some(&old))?;
+                Ok((system, r))
+            });
+            match rebuilt {
+                Ok((system, r)) => {
+                    let events = system.event_sets.clone();
+                    self.install(system, &r);
+                    ctl::deliver(&state, &events.all());
+                }
+                Err(e) => {
+                    eprintln!("nvml-mock: session `{}`: {e}; this process keeps its GPUs as they were", state.name)
+                }
+            }
+        }
+        ctl::seen(generation, &state);
     }
 
     /// `nvmlShutdown`: the last one drops the system and its handles.
@@ -723,6 +989,7 @@ impl Engine {
         if *count == 0 {
             if let Ok(mut sys) = self.system.write() {
                 *sys = None;
+                self.epoch.fetch_add(1, Ordering::AcqRel);
             }
         }
         NVML_SUCCESS
@@ -739,40 +1006,44 @@ impl Engine {
 
     /// Runs `f` on the system (the usual body of a hand-written function).
     pub fn with(&self, f: impl FnOnce(&System) -> ffi::Status) -> nvmlReturn_t {
-        ffi::code(self.sys().and_then(|sys| f(&sys)))
+        self.current(|sys| ffi::code(sys.ok_or(NVML_ERROR_UNINITIALIZED).and_then(|sys| f(sys))))
     }
 
     /// Runs `f` on the GPU behind `h`: unknown handles are `INVALID_ARGUMENT`, MIG devices
     /// `NOT_SUPPORTED` (a query the mock answers only for whole GPUs).
     pub fn dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, &Device) -> ffi::Status) -> nvmlReturn_t {
-        ffi::code(self.sys().and_then(|sys| match sys.any_device(h)? {
-            DeviceRef::Gpu(d) => f(&sys, d),
+        self.with(|sys| match sys.any_device(h)? {
+            DeviceRef::Gpu(d) => f(sys, d),
             DeviceRef::Mig { .. } => Err(NVML_ERROR_NOT_SUPPORTED),
-        }))
+        })
     }
 
     /// Runs `f` on the GPU or MIG device behind `h`.
     pub fn any_dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, DeviceRef) -> ffi::Status) -> nvmlReturn_t {
-        ffi::code(self.sys().and_then(|sys| f(&sys, sys.any_device(h)?)))
+        self.with(|sys| f(sys, sys.any_device(h)?))
     }
 }
 
-/// Whether a setter has changed, since `nvmlInit`, the state that `function` reads on GPU `d`
-/// for these selector values (application clocks, power limit, persistence and compute modes,
-/// pending MIG mode): the engine then answers that state, not a value the profile records.
-fn set_since_init(d: &Device, function: &str, selectors: &[i64]) -> bool {
-    let Ok(state) = d.state.lock() else { return false };
-    match function {
-        "nvmlDeviceGetApplicationsClock" => state.application_clocks.is_some(),
-        "nvmlDeviceGetClock" => {
+/// Whether a setter has changed, since `nvmlInit`, the state that `function` reads on the GPU
+/// `object` for these selector values (application clocks, power limit, persistence and compute
+/// modes, pending MIG mode): the engine then answers that state, not a value the profile records.
+fn set_since_init(s: &System, object: Object, function: &str, selectors: &[i64]) -> bool {
+    let set: fn(&DeviceState, &[i64]) -> bool = match function {
+        "nvmlDeviceGetApplicationsClock" => |state, _| state.application_clocks.is_some(),
+        "nvmlDeviceGetClock" => |state, selectors| {
             state.application_clocks.is_some() && selectors.get(1) == Some(&i64::from(NVML_CLOCK_ID_APP_CLOCK_TARGET))
+        },
+        "nvmlDeviceGetPowerManagementLimit" | "nvmlDeviceGetEnforcedPowerLimit" => {
+            |state, _| state.power_limit_mw.is_some()
         }
-        "nvmlDeviceGetPowerManagementLimit" | "nvmlDeviceGetEnforcedPowerLimit" => state.power_limit_mw.is_some(),
-        "nvmlDeviceGetPersistenceMode" => state.persistence_mode.is_some(),
-        "nvmlDeviceGetComputeMode" => state.compute_mode.is_some(),
-        "nvmlDeviceGetMigMode" => state.mig_pending.is_some(),
-        _ => false,
-    }
+        "nvmlDeviceGetPersistenceMode" => |state, _| state.persistence_mode.is_some(),
+        "nvmlDeviceGetComputeMode" => |state, _| state.compute_mode.is_some(),
+        "nvmlDeviceGetMigMode" => |state, _| state.mig_pending.is_some(),
+        _ => return false,
+    };
+    let Object::Device(h) = object else { return false };
+    let Ok(DeviceRef::Gpu(d)) = s.any_device(h) else { return false };
+    d.state.lock().is_ok_and(|state| set(&state, selectors))
 }
 
 /// `Some` value, or `NOT_SUPPORTED` when the profile leaves it out.

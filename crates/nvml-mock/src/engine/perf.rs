@@ -99,14 +99,19 @@ pub fn nvmlDeviceSetMemoryLimits_v1(
 // Clocks.
 
 fn clock(d: &Device, section: &str, clock_type: nvmlClockType_t) -> Result<u32, nvmlReturn_t> {
-    let key = match clock_type {
-        NVML_CLOCK_GRAPHICS => "graphics",
-        NVML_CLOCK_SM => "sm",
-        NVML_CLOCK_MEM => "memory",
-        NVML_CLOCK_VIDEO => "video",
+    let index = match clock_type {
+        NVML_CLOCK_GRAPHICS => 0,
+        NVML_CLOCK_SM => 1,
+        NVML_CLOCK_MEM => 2,
+        NVML_CLOCK_VIDEO => 3,
         _ => return Err(NVML_ERROR_INVALID_ARGUMENT),
     };
-    need(d.spec.u32(&format!("{section}.{key}")))
+    // The keys written out: no string is made on every call.
+    let keys = match section {
+        "clocks" => ["clocks.graphics", "clocks.sm", "clocks.memory", "clocks.video"],
+        _ => ["max_clocks.graphics", "max_clocks.sm", "max_clocks.memory", "max_clocks.video"],
+    };
+    need(d.spec.u32(keys[index]))
 }
 
 /// The application clocks `(memory, graphics)`: set ones, else the profile's.

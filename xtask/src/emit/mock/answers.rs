@@ -578,9 +578,15 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         })
         .collect();
     let versioned_count = versioned.len();
+    let objects: Vec<TokenStream> = m.functions.values().map(|f| object_kind_of(f).kind()).collect();
+    let object_count = objects.len();
     let facts = quote! {
         use nvml_sys::*;
-        use super::super::schema::{Field, FunctionSchema, RecordSchema, T};
+        use super::super::schema::{Field, FunctionSchema, ObjectKind, RecordSchema, T};
+
+        /// The kind of object each function is called on (its first parameter), by function
+        /// id (`names::id`).
+        pub static OBJECTS: [ObjectKind; #object_count] = [#(#objects),*];
 
         /// Every function the mock answers from a profile's values: each area's list, sorted
         /// by name.
@@ -714,6 +720,7 @@ pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use super::*;
         use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
         use super::super::super::ffi::{check_version, put, put_counted, put_list, put_sized_str, put_str};
+        use super::super::names::id;
     }
 }
 
@@ -969,7 +976,7 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
         pub fn #name<A: Answer + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
             #null_check
             #(#versions)*
-            a.answer(#fname, #object, &[#(#selectors),*], &mut |v: &[Val]| {
+            a.answer(id::#name, #object, &[#(#selectors),*], &mut |v: &[Val]| {
                 #(#writes)*
                 Ok(())
             })
@@ -1181,12 +1188,20 @@ pub fn recordable_hand_written(b: &Bindings, plan: &Plan) -> BTreeSet<String> {
 /// The `Object` a function is called on, for the export's `entry`: its first parameter when
 /// that is the handle of a device, unit, MIG instance, vGPU type or vGPU instance.
 pub fn object_of(f: &Function) -> TokenStream {
-    let first = f.params.first().and_then(|p| match &p.ty {
-        Ty::Named(n) => Object::of(n).map(|o| (o, ident(&p.name))),
-        _ => None,
-    });
-    match first {
-        Some((o, p)) => o.value(&quote!(#p)),
+    match f.params.first() {
+        Some(p) => {
+            let p = ident(&p.name);
+            object_kind_of(f).value(&quote!(#p))
+        }
         None => quote!(Object::System),
     }
+}
+
+/// The kind of object `f` is called on: its first parameter's, else the system.
+fn object_kind_of(f: &Function) -> Object {
+    let first = f.params.first().and_then(|p| match &p.ty {
+        Ty::Named(n) => Object::of(n),
+        _ => None,
+    });
+    first.unwrap_or(Object::System)
 }

@@ -95,7 +95,7 @@ fn answer() -> TokenStream {
             // Every function is answered below, so the profile's values are never asked for.
             fn answer(
                 &self,
-                function: &'static str,
+                id: usize,
                 object: Object,
                 selectors: &[i64],
                 write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,

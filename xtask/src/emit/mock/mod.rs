@@ -165,12 +165,25 @@ fn names(b: &Bindings) -> TokenStream {
     let count = all.len();
     let functions: Vec<&str> = b.model.functions.keys().map(String::as_str).collect();
     let fn_count = functions.len();
+    let ids = functions.iter().enumerate().map(|(i, f)| {
+        let (name, i) = (ident(f), Literal::usize_unsuffixed(i));
+        quote!(pub const #name: usize = #i;)
+    });
     quote! {
         /// `(name, value)` of every integer constant of nvml.h, sorted by name.
         pub static CONSTANTS: [(&str, i128); #count] = [#(#rows),*];
 
-        /// Every function of nvml.h (legacy symbols included), sorted by name.
+        /// Every function of nvml.h (legacy symbols included), sorted by name: a function's
+        /// id is its index here.
         pub static FUNCTIONS: [&str; #fn_count] = [#(#functions),*];
+
+        /// Each function's id (its index in [`FUNCTIONS`]), which the exports hand the engine
+        /// with each call: the index of the function's row in the tables the engine resolves
+        /// a profile into.
+        #[allow(non_upper_case_globals, dead_code)]
+        pub mod id {
+            #(#ids)*
+        }
     }
 }
 
@@ -281,11 +294,10 @@ fn dispatch(b: &Bindings, plan: &Plan) -> ByArea {
         let (area, t) = area_of(b, f);
         let body = if recordable.contains(&f.name) {
             // A value the profile records (a capture of a real GPU) answers before the behaviour.
-            let s = f.name.as_str();
             let object = answers::object_of(f);
             let selectors = selector_args(b, plan, f);
             quote! {
-                if self.recorded(#s, #object, &[#(#selectors),*]) {
+                if self.recorded(id::#name, #object, &[#(#selectors),*]) {
                     return super::super::answers::#name(self, #(#names),*);
                 }
                 engine::#m::#name(self, #(#names),*)
@@ -323,6 +335,7 @@ fn dispatch_prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use super::super::api::*;
         use super::super::super::answer::Object;
         use super::super::super::engine::{self, Engine};
+        use super::super::names::id;
     }
 }
 
@@ -359,7 +372,7 @@ fn exports(b: &Bindings, plan: &Plan) -> ByArea {
                 }
                 None => quote!(core::ptr::null()),
             };
-            quote!(api_entry(Call { name: #s, object: #object, selectors: &[#(#selectors),*], record: #record }, |e| e.#name(#(#names),*)))
+            quote!(api_entry(Call { id: id::#name, name: #s, object: #object, selectors: &[#(#selectors),*], record: #record }, |e| e.#name(#(#names),*)))
         } else {
             let fallback = fallback(&f.ret);
             quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
@@ -385,5 +398,6 @@ fn exports_prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use super::super::api::*;
         use super::super::super::answer::{Call, Object};
         use super::super::super::engine::{api_entry, plain_entry};
+        use super::super::names::id;
     }
 }

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetAccountingBufferSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAccountingBufferSize",
+        id::nvmlDeviceGetAccountingBufferSize,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -80,7 +81,7 @@ pub fn nvmlDeviceGetAccountingMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAccountingMode",
+        id::nvmlDeviceGetAccountingMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -101,7 +102,7 @@ pub fn nvmlDeviceGetAccountingPids<A: Answer + ?Sized>(
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetAccountingPids",
+        id::nvmlDeviceGetAccountingPids,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -127,7 +128,7 @@ pub fn nvmlDeviceGetAccountingStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAccountingStats",
+        id::nvmlDeviceGetAccountingStats,
         Object::Device(device),
         &[pid as i64],
         &mut |v: &[Val]| {
@@ -151,7 +152,7 @@ pub fn nvmlDeviceGetAccountingStats_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAccountingStats_v2",
+        id::nvmlDeviceGetAccountingStats_v2,
         Object::Device(device),
         &[crate::ffi::get(stats).map_or(0, |r| r.pid as i64)],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetAddressingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
@@ -64,7 +65,7 @@ pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetAddressingMode",
+        id::nvmlDeviceGetAddressingMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -96,7 +97,7 @@ pub fn nvmlDeviceGetNumaNodeId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNumaNodeId",
+        id::nvmlDeviceGetNumaNodeId,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -126,7 +127,7 @@ pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetRepairStatus",
+        id::nvmlDeviceGetRepairStatus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -158,7 +159,7 @@ pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetUnrepairableMemoryFlag_v1",
+        id::nvmlDeviceGetUnrepairableMemoryFlag_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

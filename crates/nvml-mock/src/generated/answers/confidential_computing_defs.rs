@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// Sets the fields of `nvmlConfComputeGetKeyRotationThresholdInfo_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetAPIRestriction` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
@@ -58,7 +59,7 @@ pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAPIRestriction",
+        id::nvmlDeviceGetAPIRestriction,
         Object::Device(device),
         &[apiType as i64],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetBBXTimeData_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBBXTimeData_v1",
+        id::nvmlDeviceGetBBXTimeData_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -105,7 +106,7 @@ pub fn nvmlDeviceGetComputeMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetComputeMode",
+        id::nvmlDeviceGetComputeMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -128,7 +129,7 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetConfComputeGpuAttestationReport",
+        id::nvmlDeviceGetConfComputeGpuAttestationReport,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -154,7 +155,7 @@ pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetConfComputeGpuCertificate",
+        id::nvmlDeviceGetConfComputeGpuCertificate,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -178,7 +179,7 @@ pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetConfComputeMemSizeInfo",
+        id::nvmlDeviceGetConfComputeMemSizeInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -202,7 +203,7 @@ pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetConfComputeProtectedMemoryUsage",
+        id::nvmlDeviceGetConfComputeProtectedMemoryUsage,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -226,7 +227,7 @@ pub fn nvmlDeviceGetDisplayActive<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDisplayActive",
+        id::nvmlDeviceGetDisplayActive,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -249,7 +250,7 @@ pub fn nvmlDeviceGetDisplayMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDisplayMode",
+        id::nvmlDeviceGetDisplayMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -273,7 +274,7 @@ pub fn nvmlDeviceGetDriverModel<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDriverModel",
+        id::nvmlDeviceGetDriverModel,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -301,7 +302,7 @@ pub fn nvmlDeviceGetDriverModel_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDriverModel_v2",
+        id::nvmlDeviceGetDriverModel_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -329,7 +330,7 @@ pub fn nvmlDeviceGetGpuOperationMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuOperationMode",
+        id::nvmlDeviceGetGpuOperationMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -357,7 +358,7 @@ pub fn nvmlDeviceGetGspFirmwareMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGspFirmwareMode",
+        id::nvmlDeviceGetGspFirmwareMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -381,7 +382,7 @@ pub fn nvmlDeviceGetGspFirmwareVersion<A: Answer + ?Sized>(
     version: *mut c_char,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGspFirmwareVersion",
+        id::nvmlDeviceGetGspFirmwareVersion,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -402,7 +403,7 @@ pub fn nvmlDeviceGetLastBBXFlushTime<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetLastBBXFlushTime",
+        id::nvmlDeviceGetLastBBXFlushTime,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -429,7 +430,7 @@ pub fn nvmlDeviceGetPersistenceMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPersistenceMode",
+        id::nvmlDeviceGetPersistenceMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -451,7 +452,7 @@ pub fn nvmlSystemGetConfComputeCapabilities<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetConfComputeCapabilities",
+        id::nvmlSystemGetConfComputeCapabilities,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -474,7 +475,7 @@ pub fn nvmlSystemGetConfComputeGpusReadyState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetConfComputeGpusReadyState",
+        id::nvmlSystemGetConfComputeGpusReadyState,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -508,7 +509,7 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
+        id::nvmlSystemGetConfComputeKeyRotationThresholdInfo,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -551,7 +552,7 @@ pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlSystemGetConfComputeSettings",
+        id::nvmlSystemGetConfComputeSettings,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -599,7 +600,7 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlSystemGetConfComputeSettings_v2",
+        id::nvmlSystemGetConfComputeSettings_v2,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -649,7 +650,7 @@ pub fn nvmlSystemGetConfComputeState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetConfComputeState",
+        id::nvmlSystemGetConfComputeState,
         Object::System,
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetAdaptiveClockInfoStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAdaptiveClockInfoStatus",
+        id::nvmlDeviceGetAdaptiveClockInfoStatus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetApplicationsClock<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetApplicationsClock",
+        id::nvmlDeviceGetApplicationsClock,
         Object::Device(device),
         &[clockType as i64],
         &mut |v: &[Val]| {
@@ -105,7 +106,7 @@ pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAutoBoostedClocksEnabled",
+        id::nvmlDeviceGetAutoBoostedClocksEnabled,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -132,7 +133,7 @@ pub fn nvmlDeviceGetClkMonStatus<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetClkMonStatus",
+        id::nvmlDeviceGetClkMonStatus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -158,7 +159,7 @@ pub fn nvmlDeviceGetClock<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetClock",
+        id::nvmlDeviceGetClock,
         Object::Device(device),
         &[clockType as i64, clockId as i64],
         &mut |v: &[Val]| {
@@ -182,7 +183,7 @@ pub fn nvmlDeviceGetClockInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetClockInfo",
+        id::nvmlDeviceGetClockInfo,
         Object::Device(device),
         &[r#type as i64],
         &mut |v: &[Val]| {
@@ -212,7 +213,7 @@ pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetClockOffsets",
+        id::nvmlDeviceGetClockOffsets,
         Object::Device(device),
         &[
             crate::ffi::get(info).map_or(0, |r| r.r#type as i64),
@@ -247,7 +248,7 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetCurrentClockFreqs",
+        id::nvmlDeviceGetCurrentClockFreqs,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -279,7 +280,7 @@ pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCurrentClocksEventReasons",
+        id::nvmlDeviceGetCurrentClocksEventReasons,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -302,7 +303,7 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCurrentClocksThrottleReasons",
+        id::nvmlDeviceGetCurrentClocksThrottleReasons,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -326,7 +327,7 @@ pub fn nvmlDeviceGetDefaultApplicationsClock<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDefaultApplicationsClock",
+        id::nvmlDeviceGetDefaultApplicationsClock,
         Object::Device(device),
         &[clockType as i64],
         &mut |v: &[Val]| {
@@ -349,7 +350,7 @@ pub fn nvmlDeviceGetDynamicPstatesInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDynamicPstatesInfo",
+        id::nvmlDeviceGetDynamicPstatesInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -374,7 +375,7 @@ pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpcClkMinMaxVfOffset",
+        id::nvmlDeviceGetGpcClkMinMaxVfOffset,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -401,7 +402,7 @@ pub fn nvmlDeviceGetGpcClkVfOffset<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpcClkVfOffset",
+        id::nvmlDeviceGetGpcClkVfOffset,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -425,7 +426,7 @@ pub fn nvmlDeviceGetMaxClockInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMaxClockInfo",
+        id::nvmlDeviceGetMaxClockInfo,
         Object::Device(device),
         &[r#type as i64],
         &mut |v: &[Val]| {
@@ -449,7 +450,7 @@ pub fn nvmlDeviceGetMaxCustomerBoostClock<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMaxCustomerBoostClock",
+        id::nvmlDeviceGetMaxCustomerBoostClock,
         Object::Device(device),
         &[clockType as i64],
         &mut |v: &[Val]| {
@@ -473,7 +474,7 @@ pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMemClkMinMaxVfOffset",
+        id::nvmlDeviceGetMemClkMinMaxVfOffset,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -500,7 +501,7 @@ pub fn nvmlDeviceGetMemClkVfOffset<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMemClkVfOffset",
+        id::nvmlDeviceGetMemClkVfOffset,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -526,7 +527,7 @@ pub fn nvmlDeviceGetMinMaxClockOfPState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMinMaxClockOfPState",
+        id::nvmlDeviceGetMinMaxClockOfPState,
         Object::Device(device),
         &[r#type as i64, pstate as i64],
         &mut |v: &[Val]| {
@@ -560,7 +561,7 @@ pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetPerformanceModes",
+        id::nvmlDeviceGetPerformanceModes,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -592,7 +593,7 @@ pub fn nvmlDeviceGetPerformanceState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPerformanceState",
+        id::nvmlDeviceGetPerformanceState,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -615,7 +616,7 @@ pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetSupportedClocksEventReasons",
+        id::nvmlDeviceGetSupportedClocksEventReasons,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -638,7 +639,7 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetSupportedClocksThrottleReasons",
+        id::nvmlDeviceGetSupportedClocksThrottleReasons,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -660,7 +661,7 @@ pub fn nvmlDeviceGetSupportedGraphicsClocks<A: Answer + ?Sized>(
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetSupportedGraphicsClocks",
+        id::nvmlDeviceGetSupportedGraphicsClocks,
         Object::Device(device),
         &[memoryClockMHz as i64],
         &mut |v: &[Val]| {
@@ -683,7 +684,7 @@ pub fn nvmlDeviceGetSupportedMemoryClocks<A: Answer + ?Sized>(
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetSupportedMemoryClocks",
+        id::nvmlDeviceGetSupportedMemoryClocks,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -709,7 +710,7 @@ pub fn nvmlDeviceGetViolationStatus<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetViolationStatus",
+        id::nvmlDeviceGetViolationStatus,
         Object::Device(device),
         &[perfPolicyType as i64],
         &mut |v: &[Val]| {

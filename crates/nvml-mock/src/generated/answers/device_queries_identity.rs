@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetArchitecture` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetArchitecture",
+        id::nvmlDeviceGetArchitecture,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -80,7 +81,7 @@ pub fn nvmlDeviceGetAttributes<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAttributes",
+        id::nvmlDeviceGetAttributes,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -104,7 +105,7 @@ pub fn nvmlDeviceGetAttributes_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAttributes_v2",
+        id::nvmlDeviceGetAttributes_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -128,7 +129,7 @@ pub fn nvmlDeviceGetBoardId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBoardId",
+        id::nvmlDeviceGetBoardId,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -149,7 +150,7 @@ pub fn nvmlDeviceGetBoardPartNumber<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetBoardPartNumber",
+        id::nvmlDeviceGetBoardPartNumber,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -169,7 +170,7 @@ pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBrand",
+        id::nvmlDeviceGetBrand,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -191,7 +192,7 @@ pub fn nvmlDeviceGetCount<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCount",
+        id::nvmlDeviceGetCount,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -213,7 +214,7 @@ pub fn nvmlDeviceGetCount_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCount_v2",
+        id::nvmlDeviceGetCount_v2,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -237,7 +238,7 @@ pub fn nvmlDeviceGetCudaComputeCapability<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCudaComputeCapability",
+        id::nvmlDeviceGetCudaComputeCapability,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -264,7 +265,7 @@ pub fn nvmlDeviceGetGpuUptime_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuUptime_v1",
+        id::nvmlDeviceGetGpuUptime_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -288,7 +289,7 @@ pub fn nvmlDeviceGetHostname_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetHostname_v1",
+        id::nvmlDeviceGetHostname_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -312,7 +313,7 @@ pub fn nvmlDeviceGetIndex<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetIndex",
+        id::nvmlDeviceGetIndex,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -335,7 +336,7 @@ pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetInforomConfigurationChecksum",
+        id::nvmlDeviceGetInforomConfigurationChecksum,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -356,7 +357,7 @@ pub fn nvmlDeviceGetInforomImageVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetInforomImageVersion",
+        id::nvmlDeviceGetInforomImageVersion,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -375,7 +376,7 @@ pub fn nvmlDeviceGetInforomVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetInforomVersion",
+        id::nvmlDeviceGetInforomVersion,
         Object::Device(device),
         &[object as i64],
         &mut |v: &[Val]| {
@@ -395,7 +396,7 @@ pub fn nvmlDeviceGetMinorNumber<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMinorNumber",
+        id::nvmlDeviceGetMinorNumber,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -418,7 +419,7 @@ pub fn nvmlDeviceGetModuleId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetModuleId",
+        id::nvmlDeviceGetModuleId,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -441,7 +442,7 @@ pub fn nvmlDeviceGetMultiGpuBoard<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMultiGpuBoard",
+        id::nvmlDeviceGetMultiGpuBoard,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -462,7 +463,7 @@ pub fn nvmlDeviceGetName<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetName",
+        id::nvmlDeviceGetName,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -482,7 +483,7 @@ pub fn nvmlDeviceGetNumGpuCores<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNumGpuCores",
+        id::nvmlDeviceGetNumGpuCores,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -512,7 +513,7 @@ pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetPdi",
+        id::nvmlDeviceGetPdi,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -553,7 +554,7 @@ pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlDeviceGetPlatformInfo",
+        id::nvmlDeviceGetPlatformInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -605,7 +606,7 @@ pub fn nvmlDeviceGetSerial<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetSerial",
+        id::nvmlDeviceGetSerial,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -623,7 +624,7 @@ pub fn nvmlDeviceGetUUID<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetUUID",
+        id::nvmlDeviceGetUUID,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -641,7 +642,7 @@ pub fn nvmlDeviceGetVbiosVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetVbiosVersion",
+        id::nvmlDeviceGetVbiosVersion,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

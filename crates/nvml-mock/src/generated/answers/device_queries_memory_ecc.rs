@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetBAR1MemoryInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBAR1MemoryInfo<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetBAR1MemoryInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBAR1MemoryInfo",
+        id::nvmlDeviceGetBAR1MemoryInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBankRemapperStatus_v1",
+        id::nvmlDeviceGetBankRemapperStatus_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -105,7 +106,7 @@ pub fn nvmlDeviceGetDefaultEccMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDefaultEccMode",
+        id::nvmlDeviceGetDefaultEccMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -130,7 +131,7 @@ pub fn nvmlDeviceGetDetailedEccErrors<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDetailedEccErrors",
+        id::nvmlDeviceGetDetailedEccErrors,
         Object::Device(device),
         &[errorType as i64, counterType as i64],
         &mut |v: &[Val]| {
@@ -169,7 +170,7 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetDramEncryptionMode",
+        id::nvmlDeviceGetDramEncryptionMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -205,7 +206,7 @@ pub fn nvmlDeviceGetEccMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetEccMode",
+        id::nvmlDeviceGetEccMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -232,7 +233,7 @@ pub fn nvmlDeviceGetMemoryBusWidth<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMemoryBusWidth",
+        id::nvmlDeviceGetMemoryBusWidth,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -258,7 +259,7 @@ pub fn nvmlDeviceGetMemoryErrorCounter<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMemoryErrorCounter",
+        id::nvmlDeviceGetMemoryErrorCounter,
         Object::Device(device),
         &[errorType as i64, counterType as i64, locationType as i64],
         &mut |v: &[Val]| {
@@ -281,7 +282,7 @@ pub fn nvmlDeviceGetMemoryInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMemoryInfo",
+        id::nvmlDeviceGetMemoryInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -312,7 +313,7 @@ pub fn nvmlDeviceGetMemoryInfo_v2<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetMemoryInfo_v2",
+        id::nvmlDeviceGetMemoryInfo_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -347,7 +348,7 @@ pub fn nvmlDeviceGetRemappedRows<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetRemappedRows",
+        id::nvmlDeviceGetRemappedRows,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -382,7 +383,7 @@ pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetRemappedRows_v2",
+        id::nvmlDeviceGetRemappedRows_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -405,7 +406,7 @@ pub fn nvmlDeviceGetRetiredPages<A: Answer + ?Sized>(
     addresses: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetRetiredPages",
+        id::nvmlDeviceGetRetiredPages,
         Object::Device(device),
         &[cause as i64],
         &mut |v: &[Val]| {
@@ -430,7 +431,7 @@ pub fn nvmlDeviceGetRetiredPagesPendingStatus<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetRetiredPagesPendingStatus",
+        id::nvmlDeviceGetRetiredPagesPendingStatus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -453,7 +454,7 @@ pub fn nvmlDeviceGetRetiredPages_v2<A: Answer + ?Sized>(
     timestamps: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetRetiredPages_v2",
+        id::nvmlDeviceGetRetiredPages_v2,
         Object::Device(device),
         &[cause as i64],
         &mut |v: &[Val]| {
@@ -484,7 +485,7 @@ pub fn nvmlDeviceGetRowRemapperHistogram<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetRowRemapperHistogram",
+        id::nvmlDeviceGetRowRemapperHistogram,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -515,7 +516,7 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetSramEccErrorStatus",
+        id::nvmlDeviceGetSramEccErrorStatus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -549,7 +550,7 @@ pub fn nvmlDeviceGetTotalEccErrors<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetTotalEccErrors",
+        id::nvmlDeviceGetTotalEccErrors,
         Object::Device(device),
         &[errorType as i64, counterType as i64],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBridgeChipInfo",
+        id::nvmlDeviceGetBridgeChipInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetBusType<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetBusType",
+        id::nvmlDeviceGetBusType,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -104,7 +105,7 @@ pub fn nvmlDeviceGetC2cModeInfoV<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetC2cModeInfoV",
+        id::nvmlDeviceGetC2cModeInfoV,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -128,7 +129,7 @@ pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCurrPcieLinkGeneration",
+        id::nvmlDeviceGetCurrPcieLinkGeneration,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -151,7 +152,7 @@ pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetCurrPcieLinkWidth",
+        id::nvmlDeviceGetCurrPcieLinkWidth,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -174,7 +175,7 @@ pub fn nvmlDeviceGetGpuFabricInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuFabricInfo",
+        id::nvmlDeviceGetGpuFabricInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -209,7 +210,7 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlDeviceGetGpuFabricInfoV",
+        id::nvmlDeviceGetGpuFabricInfoV,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -260,7 +261,7 @@ pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuFabricInfo_v4",
+        id::nvmlDeviceGetGpuFabricInfo_v4,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -284,7 +285,7 @@ pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+        id::nvmlDeviceGetGpuMaxPcieLinkGeneration,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -307,7 +308,7 @@ pub fn nvmlDeviceGetIrqNum<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetIrqNum",
+        id::nvmlDeviceGetIrqNum,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -330,7 +331,7 @@ pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMaxPcieLinkGeneration",
+        id::nvmlDeviceGetMaxPcieLinkGeneration,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -353,7 +354,7 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMaxPcieLinkWidth",
+        id::nvmlDeviceGetMaxPcieLinkWidth,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -376,7 +377,7 @@ pub fn nvmlDeviceGetPciInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPciInfo",
+        id::nvmlDeviceGetPciInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -407,7 +408,7 @@ pub fn nvmlDeviceGetPciInfoExt<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetPciInfoExt",
+        id::nvmlDeviceGetPciInfoExt,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -437,7 +438,7 @@ pub fn nvmlDeviceGetPciInfo_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPciInfo_v2",
+        id::nvmlDeviceGetPciInfo_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -461,7 +462,7 @@ pub fn nvmlDeviceGetPciInfo_v3<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPciInfo_v3",
+        id::nvmlDeviceGetPciInfo_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -485,7 +486,7 @@ pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPcieLinkMaxSpeed",
+        id::nvmlDeviceGetPcieLinkMaxSpeed,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -508,7 +509,7 @@ pub fn nvmlDeviceGetPcieReplayCounter<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPcieReplayCounter",
+        id::nvmlDeviceGetPcieReplayCounter,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -531,7 +532,7 @@ pub fn nvmlDeviceGetPcieSpeed<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPcieSpeed",
+        id::nvmlDeviceGetPcieSpeed,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -555,7 +556,7 @@ pub fn nvmlDeviceGetPcieThroughput<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPcieThroughput",
+        id::nvmlDeviceGetPcieThroughput,
         Object::Device(device),
         &[counter as i64],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetAdaptiveTgpModeInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
+        id::nvmlDeviceGetAdaptiveTgpModeInfo_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetCoolerInfo",
+        id::nvmlDeviceGetCoolerInfo,
         Object::Device(device),
         &[crate::ffi::get(coolerInfo).map_or(0, |r| r.index as i64)],
         &mut |v: &[Val]| {
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetEnforcedPowerLimit<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetEnforcedPowerLimit",
+        id::nvmlDeviceGetEnforcedPowerLimit,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -137,7 +138,7 @@ pub fn nvmlDeviceGetFanControlPolicy_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetFanControlPolicy_v2",
+        id::nvmlDeviceGetFanControlPolicy_v2,
         Object::Device(device),
         &[fan as i64],
         &mut |v: &[Val]| {
@@ -160,7 +161,7 @@ pub fn nvmlDeviceGetFanSpeed<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetFanSpeed",
+        id::nvmlDeviceGetFanSpeed,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -190,7 +191,7 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetFanSpeedRPM",
+        id::nvmlDeviceGetFanSpeedRPM,
         Object::Device(device),
         &[crate::ffi::get(fanSpeed).map_or(0, |r| r.fan as i64)],
         &mut |v: &[Val]| {
@@ -216,7 +217,7 @@ pub fn nvmlDeviceGetFanSpeed_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetFanSpeed_v2",
+        id::nvmlDeviceGetFanSpeed_v2,
         Object::Device(device),
         &[fan as i64],
         &mut |v: &[Val]| {
@@ -246,7 +247,7 @@ pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetMarginTemperature",
+        id::nvmlDeviceGetMarginTemperature,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -274,7 +275,7 @@ pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMinMaxFanSpeed",
+        id::nvmlDeviceGetMinMaxFanSpeed,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -301,7 +302,7 @@ pub fn nvmlDeviceGetNumFans<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNumFans",
+        id::nvmlDeviceGetNumFans,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -324,7 +325,7 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerManagementDefaultLimit",
+        id::nvmlDeviceGetPowerManagementDefaultLimit,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -347,7 +348,7 @@ pub fn nvmlDeviceGetPowerManagementLimit<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerManagementLimit",
+        id::nvmlDeviceGetPowerManagementLimit,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -371,7 +372,7 @@ pub fn nvmlDeviceGetPowerManagementLimitConstraints<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerManagementLimitConstraints",
+        id::nvmlDeviceGetPowerManagementLimitConstraints,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -398,7 +399,7 @@ pub fn nvmlDeviceGetPowerManagementMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerManagementMode",
+        id::nvmlDeviceGetPowerManagementMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -421,7 +422,7 @@ pub fn nvmlDeviceGetPowerMizerMode_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerMizerMode_v1",
+        id::nvmlDeviceGetPowerMizerMode_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -445,7 +446,7 @@ pub fn nvmlDeviceGetPowerSource<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerSource",
+        id::nvmlDeviceGetPowerSource,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -468,7 +469,7 @@ pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerState",
+        id::nvmlDeviceGetPowerState,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -491,7 +492,7 @@ pub fn nvmlDeviceGetPowerUsage<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetPowerUsage",
+        id::nvmlDeviceGetPowerUsage,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -515,7 +516,7 @@ pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetTargetFanSpeed",
+        id::nvmlDeviceGetTargetFanSpeed,
         Object::Device(device),
         &[fan as i64],
         &mut |v: &[Val]| {
@@ -539,7 +540,7 @@ pub fn nvmlDeviceGetTemperature<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetTemperature",
+        id::nvmlDeviceGetTemperature,
         Object::Device(device),
         &[sensorType as i64],
         &mut |v: &[Val]| {
@@ -563,7 +564,7 @@ pub fn nvmlDeviceGetTemperatureThreshold<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetTemperatureThreshold",
+        id::nvmlDeviceGetTemperatureThreshold,
         Object::Device(device),
         &[thresholdType as i64],
         &mut |v: &[Val]| {
@@ -593,7 +594,7 @@ pub fn nvmlDeviceGetTemperatureV<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetTemperatureV",
+        id::nvmlDeviceGetTemperatureV,
         Object::Device(device),
         &[crate::ffi::get(temperature).map_or(0, |r| r.sensorType as i64)],
         &mut |v: &[Val]| {
@@ -621,7 +622,7 @@ pub fn nvmlDeviceGetThermalSettings<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetThermalSettings",
+        id::nvmlDeviceGetThermalSettings,
         Object::Device(device),
         &[sensorIndex as i64],
         &mut |v: &[Val]| {
@@ -645,7 +646,7 @@ pub fn nvmlDeviceGetTotalEnergyConsumption<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetTotalEnergyConsumption",
+        id::nvmlDeviceGetTotalEnergyConsumption,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetComputeRunningProcesses` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeRunningProcesses<A: Answer + ?Sized>(
@@ -55,7 +56,7 @@ pub fn nvmlDeviceGetComputeRunningProcesses<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetComputeRunningProcesses",
+        id::nvmlDeviceGetComputeRunningProcesses,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -82,7 +83,7 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v2<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetComputeRunningProcesses_v2",
+        id::nvmlDeviceGetComputeRunningProcesses_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -109,7 +110,7 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v3<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetComputeRunningProcesses_v3",
+        id::nvmlDeviceGetComputeRunningProcesses_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -139,7 +140,7 @@ pub fn nvmlDeviceGetDecoderUtilization<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetDecoderUtilization",
+        id::nvmlDeviceGetDecoderUtilization,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -167,7 +168,7 @@ pub fn nvmlDeviceGetEncoderCapacity<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetEncoderCapacity",
+        id::nvmlDeviceGetEncoderCapacity,
         Object::Device(device),
         &[encoderQueryType as i64],
         &mut |v: &[Val]| {
@@ -188,7 +189,7 @@ pub fn nvmlDeviceGetEncoderSessions<A: Answer + ?Sized>(
     sessionInfos: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetEncoderSessions",
+        id::nvmlDeviceGetEncoderSessions,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -219,7 +220,7 @@ pub fn nvmlDeviceGetEncoderStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetEncoderStats",
+        id::nvmlDeviceGetEncoderStats,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -251,7 +252,7 @@ pub fn nvmlDeviceGetEncoderUtilization<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetEncoderUtilization",
+        id::nvmlDeviceGetEncoderUtilization,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -276,7 +277,7 @@ pub fn nvmlDeviceGetFBCSessions<A: Answer + ?Sized>(
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetFBCSessions",
+        id::nvmlDeviceGetFBCSessions,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -305,7 +306,7 @@ pub fn nvmlDeviceGetFBCStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetFBCStats",
+        id::nvmlDeviceGetFBCStats,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -327,7 +328,7 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses",
+        id::nvmlDeviceGetGraphicsRunningProcesses,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -354,7 +355,7 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v2<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        id::nvmlDeviceGetGraphicsRunningProcesses_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -381,7 +382,7 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v3<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        id::nvmlDeviceGetGraphicsRunningProcesses_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -411,7 +412,7 @@ pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetJpgUtilization",
+        id::nvmlDeviceGetJpgUtilization,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -436,7 +437,7 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses",
+        id::nvmlDeviceGetMPSComputeRunningProcesses,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -463,7 +464,7 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        id::nvmlDeviceGetMPSComputeRunningProcesses_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -490,7 +491,7 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3<A: Answer + ?Sized>(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        id::nvmlDeviceGetMPSComputeRunningProcesses_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -520,7 +521,7 @@ pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetOfaUtilization",
+        id::nvmlDeviceGetOfaUtilization,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -546,7 +547,7 @@ pub fn nvmlDeviceGetProcessUtilization<A: Answer + ?Sized>(
     lastSeenTimeStamp: c_ulonglong,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetProcessUtilization",
+        id::nvmlDeviceGetProcessUtilization,
         Object::Device(device),
         &[lastSeenTimeStamp as i64],
         &mut |v: &[Val]| {
@@ -579,7 +580,7 @@ pub fn nvmlDeviceGetSamples<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetSamples",
+        id::nvmlDeviceGetSamples,
         Object::Device(device),
         &[r#type as i64, lastSeenTimeStamp as i64],
         &mut |v: &[Val]| {
@@ -612,7 +613,7 @@ pub fn nvmlDeviceGetUtilizationRates<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetUtilizationRates",
+        id::nvmlDeviceGetUtilizationRates,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -636,7 +637,7 @@ pub fn nvmlDevicePerfMetricsGetSamples_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDevicePerfMetricsGetSamples_v1",
+        id::nvmlDevicePerfMetricsGetSamples_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetSupportedEventTypes` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedEventTypes<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetSupportedEventTypes<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetSupportedEventTypes",
+        id::nvmlDeviceGetSupportedEventTypes,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlGetExcludedDeviceCount` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(
@@ -56,7 +57,7 @@ pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGetExcludedDeviceCount",
+        id::nvmlGetExcludedDeviceCount,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -79,7 +80,7 @@ pub fn nvmlGetExcludedDeviceInfoByIndex<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGetExcludedDeviceInfoByIndex",
+        id::nvmlGetExcludedDeviceInfoByIndex,
         Object::System,
         &[index as i64],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlGpmQueryDeviceSupport` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
@@ -64,7 +65,7 @@ pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlGpmQueryDeviceSupport",
+        id::nvmlGpmQueryDeviceSupport,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -94,7 +95,7 @@ pub fn nvmlGpmQueryIfStreamingEnabled<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGpmQueryIfStreamingEnabled",
+        id::nvmlGpmQueryIfStreamingEnabled,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

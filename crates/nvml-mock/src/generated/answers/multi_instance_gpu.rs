@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetComputeInstanceId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeInstanceId<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetComputeInstanceId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetComputeInstanceId",
+        id::nvmlDeviceGetComputeInstanceId,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -80,7 +81,7 @@ pub fn nvmlDeviceGetGpuInstanceId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuInstanceId",
+        id::nvmlDeviceGetGpuInstanceId,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -102,7 +103,7 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements<A: Answer + ?Sized>(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGpuInstancePossiblePlacements",
+        id::nvmlDeviceGetGpuInstancePossiblePlacements,
         Object::Device(device),
         &[profileId as i64],
         &mut |v: &[Val]| {
@@ -130,7 +131,7 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2<A: Answer + ?Sized>(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+        id::nvmlDeviceGetGpuInstancePossiblePlacements_v2,
         Object::Device(device),
         &[profileId as i64],
         &mut |v: &[Val]| {
@@ -160,7 +161,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfo",
+        id::nvmlDeviceGetGpuInstanceProfileInfo,
         Object::Device(device),
         &[profile as i64],
         &mut |v: &[Val]| {
@@ -196,7 +197,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+        id::nvmlDeviceGetGpuInstanceProfileInfoByIdV,
         Object::Device(device),
         &[profileId as i64],
         &mut |v: &[Val]| {
@@ -265,7 +266,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfoV",
+        id::nvmlDeviceGetGpuInstanceProfileInfoV,
         Object::Device(device),
         &[profile as i64],
         &mut |v: &[Val]| {
@@ -323,7 +324,7 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGpuInstanceRemainingCapacity",
+        id::nvmlDeviceGetGpuInstanceRemainingCapacity,
         Object::Device(device),
         &[profileId as i64],
         &mut |v: &[Val]| {
@@ -346,7 +347,7 @@ pub fn nvmlDeviceGetMaxMigDeviceCount<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMaxMigDeviceCount",
+        id::nvmlDeviceGetMaxMigDeviceCount,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -370,7 +371,7 @@ pub fn nvmlDeviceGetMigMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetMigMode",
+        id::nvmlDeviceGetMigMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -397,7 +398,7 @@ pub fn nvmlDeviceIsMigDeviceHandle<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceIsMigDeviceHandle",
+        id::nvmlDeviceIsMigDeviceHandle,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -419,7 +420,7 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements<A: Answer + ?Sized>(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+        id::nvmlGpuInstanceGetComputeInstancePossiblePlacements,
         Object::GpuInstance(gpuInstance),
         &[profileId as i64],
         &mut |v: &[Val]| {
@@ -450,7 +451,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+        id::nvmlGpuInstanceGetComputeInstanceProfileInfo,
         Object::GpuInstance(gpuInstance),
         &[profile as i64, engProfile as i64],
         &mut |v: &[Val]| {
@@ -493,7 +494,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+        id::nvmlGpuInstanceGetComputeInstanceProfileInfoV,
         Object::GpuInstance(gpuInstance),
         &[profile as i64, engProfile as i64],
         &mut |v: &[Val]| {
@@ -548,7 +549,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+        id::nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
         Object::GpuInstance(gpuInstance),
         &[profileId as i64],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetNvLinkCapability` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
@@ -59,7 +60,7 @@ pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkCapability",
+        id::nvmlDeviceGetNvLinkCapability,
         Object::Device(device),
         &[link as i64, capability as i64],
         &mut |v: &[Val]| {
@@ -84,7 +85,7 @@ pub fn nvmlDeviceGetNvLinkErrorCounter<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkErrorCounter",
+        id::nvmlDeviceGetNvLinkErrorCounter,
         Object::Device(device),
         &[link as i64, counter as i64],
         &mut |v: &[Val]| {
@@ -118,7 +119,7 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
         Err(e) => return e,
     };
     a.answer(
-        "nvmlDeviceGetNvLinkInfo",
+        id::nvmlDeviceGetNvLinkInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -167,7 +168,7 @@ pub fn nvmlDeviceGetNvLinkInfo_v3<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkInfo_v3",
+        id::nvmlDeviceGetNvLinkInfo_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -192,7 +193,7 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkRemoteDeviceType",
+        id::nvmlDeviceGetNvLinkRemoteDeviceType,
         Object::Device(device),
         &[link as i64],
         &mut |v: &[Val]| {
@@ -216,7 +217,7 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkRemotePciInfo",
+        id::nvmlDeviceGetNvLinkRemotePciInfo,
         Object::Device(device),
         &[link as i64],
         &mut |v: &[Val]| {
@@ -241,7 +242,7 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        id::nvmlDeviceGetNvLinkRemotePciInfo_v2,
         Object::Device(device),
         &[link as i64],
         &mut |v: &[Val]| {
@@ -266,7 +267,7 @@ pub fn nvmlDeviceGetNvLinkState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkState",
+        id::nvmlDeviceGetNvLinkState,
         Object::Device(device),
         &[link as i64],
         &mut |v: &[Val]| {
@@ -291,7 +292,7 @@ pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkUtilizationControl",
+        id::nvmlDeviceGetNvLinkUtilizationControl,
         Object::Device(device),
         &[link as i64, counter as i64],
         &mut |v: &[Val]| {
@@ -318,7 +319,7 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkUtilizationCounter",
+        id::nvmlDeviceGetNvLinkUtilizationCounter,
         Object::Device(device),
         &[link as i64, counter as i64],
         &mut |v: &[Val]| {
@@ -346,7 +347,7 @@ pub fn nvmlDeviceGetNvLinkVersion<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvLinkVersion",
+        id::nvmlDeviceGetNvLinkVersion,
         Object::Device(device),
         &[link as i64],
         &mut |v: &[Val]| {
@@ -376,7 +377,7 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetNvlinkBwMode",
+        id::nvmlDeviceGetNvlinkBwMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -408,7 +409,7 @@ pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
+        id::nvmlDeviceGetNvlinkNvlePrivateInfo_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -432,7 +433,7 @@ pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetNvlinkRemapTableInfo_v1",
+        id::nvmlDeviceGetNvlinkRemapTableInfo_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -463,7 +464,7 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetNvlinkSupportedBwModes",
+        id::nvmlDeviceGetNvlinkSupportedBwModes,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -495,7 +496,7 @@ pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceLockNvlinkRemapTable_v1",
+        id::nvmlDeviceLockNvlinkRemapTable_v1,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -520,7 +521,7 @@ pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetNvlinkBwMode",
+        id::nvmlSystemGetNvlinkBwMode,
         Object::System,
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
@@ -69,7 +70,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        id::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -113,7 +114,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        id::nvmlDeviceWorkloadPowerProfileGetProfilesInfo,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

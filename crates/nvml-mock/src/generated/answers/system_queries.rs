@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlSystemGetCudaDriverVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
@@ -56,7 +57,7 @@ pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetCudaDriverVersion",
+        id::nvmlSystemGetCudaDriverVersion,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -78,7 +79,7 @@ pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetCudaDriverVersion_v2",
+        id::nvmlSystemGetCudaDriverVersion_v2,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -98,7 +99,7 @@ pub fn nvmlSystemGetDriverVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlSystemGetDriverVersion",
+        id::nvmlSystemGetDriverVersion,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -118,7 +119,7 @@ pub fn nvmlSystemGetHicVersion<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlSystemGetHicVersion",
+        id::nvmlSystemGetHicVersion,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -144,7 +145,7 @@ pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlSystemGetNVMLVersion",
+        id::nvmlSystemGetNVMLVersion,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -162,7 +163,7 @@ pub fn nvmlSystemGetProcessName<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlSystemGetProcessName",
+        id::nvmlSystemGetProcessName,
         Object::System,
         &[pid as i64],
         &mut |v: &[Val]| {

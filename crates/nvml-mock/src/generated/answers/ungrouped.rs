@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
@@ -64,7 +65,7 @@ pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetCapabilities",
+        id::nvmlDeviceGetCapabilities,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlUnitGetCount` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetCount<A: Answer + ?Sized>(
@@ -56,7 +57,7 @@ pub fn nvmlUnitGetCount<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetCount",
+        id::nvmlUnitGetCount,
         Object::System,
         &[],
         &mut |v: &[Val]| {
@@ -79,7 +80,7 @@ pub fn nvmlUnitGetFanSpeedInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetFanSpeedInfo",
+        id::nvmlUnitGetFanSpeedInfo,
         Object::Unit(unit),
         &[],
         &mut |v: &[Val]| {
@@ -103,7 +104,7 @@ pub fn nvmlUnitGetLedState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetLedState",
+        id::nvmlUnitGetLedState,
         Object::Unit(unit),
         &[],
         &mut |v: &[Val]| {
@@ -127,7 +128,7 @@ pub fn nvmlUnitGetPsuInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetPsuInfo",
+        id::nvmlUnitGetPsuInfo,
         Object::Unit(unit),
         &[],
         &mut |v: &[Val]| {
@@ -152,7 +153,7 @@ pub fn nvmlUnitGetTemperature<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetTemperature",
+        id::nvmlUnitGetTemperature,
         Object::Unit(unit),
         &[r#type as i64],
         &mut |v: &[Val]| {
@@ -175,7 +176,7 @@ pub fn nvmlUnitGetUnitInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlUnitGetUnitInfo",
+        id::nvmlUnitGetUnitInfo,
         Object::Unit(unit),
         &[],
         &mut |v: &[Val]| {

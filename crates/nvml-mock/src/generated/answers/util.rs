@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetVgpuProcessUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
@@ -56,7 +57,7 @@ pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
     utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetVgpuProcessUtilization",
+        id::nvmlDeviceGetVgpuProcessUtilization,
         Object::Device(device),
         &[lastSeenTimeStamp as i64],
         &mut |v: &[Val]| {
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetVgpuUtilization<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuUtilization",
+        id::nvmlDeviceGetVgpuUtilization,
         Object::Device(device),
         &[lastSeenTimeStamp as i64],
         &mut |v: &[Val]| {
@@ -121,7 +122,7 @@ pub fn nvmlVgpuInstanceGetAccountingMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetAccountingMode",
+        id::nvmlVgpuInstanceGetAccountingMode,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -142,7 +143,7 @@ pub fn nvmlVgpuInstanceGetAccountingPids<A: Answer + ?Sized>(
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetAccountingPids",
+        id::nvmlVgpuInstanceGetAccountingPids,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -168,7 +169,7 @@ pub fn nvmlVgpuInstanceGetAccountingStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetAccountingStats",
+        id::nvmlVgpuInstanceGetAccountingStats,
         Object::VgpuInstance(vgpuInstance),
         &[pid as i64],
         &mut |v: &[Val]| {
@@ -192,7 +193,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetLicenseInfo",
+        id::nvmlVgpuInstanceGetLicenseInfo,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -216,7 +217,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetLicenseInfo_v2",
+        id::nvmlVgpuInstanceGetLicenseInfo_v2,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetActiveVgpus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetActiveVgpus<A: Answer + ?Sized>(
@@ -55,7 +56,7 @@ pub fn nvmlDeviceGetActiveVgpus<A: Answer + ?Sized>(
     vgpuInstances: *mut nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetActiveVgpus",
+        id::nvmlDeviceGetActiveVgpus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -78,7 +79,7 @@ pub fn nvmlDeviceGetCreatableVgpus<A: Answer + ?Sized>(
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetCreatableVgpus",
+        id::nvmlDeviceGetCreatableVgpus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -101,7 +102,7 @@ pub fn nvmlDeviceGetSupportedVgpus<A: Answer + ?Sized>(
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlDeviceGetSupportedVgpus",
+        id::nvmlDeviceGetSupportedVgpus,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -127,7 +128,7 @@ pub fn nvmlDeviceGetVgpuCapabilities<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuCapabilities",
+        id::nvmlDeviceGetVgpuCapabilities,
         Object::Device(device),
         &[capability as i64],
         &mut |v: &[Val]| {
@@ -150,7 +151,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuSchedulerLog_v2",
+        id::nvmlDeviceGetVgpuSchedulerLog_v2,
         Object::Device(device),
         &[crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
@@ -176,7 +177,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuSchedulerState_v2",
+        id::nvmlDeviceGetVgpuSchedulerState_v2,
         Object::Device(device),
         &[crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
@@ -202,7 +203,7 @@ pub fn nvmlGetVgpuDriverCapabilities<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGetVgpuDriverCapabilities",
+        id::nvmlGetVgpuDriverCapabilities,
         Object::System,
         &[capability as i64],
         &mut |v: &[Val]| {
@@ -232,7 +233,7 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlGpuInstanceGetVgpuHeterogeneousMode",
+        id::nvmlGpuInstanceGetVgpuHeterogeneousMode,
         Object::GpuInstance(gpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -271,7 +272,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlGpuInstanceGetVgpuSchedulerLog",
+        id::nvmlGpuInstanceGetVgpuSchedulerLog,
         Object::GpuInstance(gpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -298,7 +299,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
+        id::nvmlGpuInstanceGetVgpuSchedulerLog_v2,
         Object::GpuInstance(gpuInstance),
         &[crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
@@ -331,7 +332,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlGpuInstanceGetVgpuSchedulerState",
+        id::nvmlGpuInstanceGetVgpuSchedulerState,
         Object::GpuInstance(gpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -358,7 +359,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGpuInstanceGetVgpuSchedulerState_v2",
+        id::nvmlGpuInstanceGetVgpuSchedulerState_v2,
         Object::GpuInstance(gpuInstance),
         &[crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
@@ -384,7 +385,7 @@ pub fn nvmlVgpuInstanceGetEccMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetEccMode",
+        id::nvmlVgpuInstanceGetEccMode,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -407,7 +408,7 @@ pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetEncoderCapacity",
+        id::nvmlVgpuInstanceGetEncoderCapacity,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -428,7 +429,7 @@ pub fn nvmlVgpuInstanceGetEncoderSessions<A: Answer + ?Sized>(
     sessionInfo: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetEncoderSessions",
+        id::nvmlVgpuInstanceGetEncoderSessions,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -459,7 +460,7 @@ pub fn nvmlVgpuInstanceGetEncoderStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetEncoderStats",
+        id::nvmlVgpuInstanceGetEncoderStats,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -488,7 +489,7 @@ pub fn nvmlVgpuInstanceGetFBCSessions<A: Answer + ?Sized>(
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetFBCSessions",
+        id::nvmlVgpuInstanceGetFBCSessions,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -517,7 +518,7 @@ pub fn nvmlVgpuInstanceGetFBCStats<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetFBCStats",
+        id::nvmlVgpuInstanceGetFBCStats,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -541,7 +542,7 @@ pub fn nvmlVgpuInstanceGetFbUsage<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetFbUsage",
+        id::nvmlVgpuInstanceGetFbUsage,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -564,7 +565,7 @@ pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetFrameRateLimit",
+        id::nvmlVgpuInstanceGetFrameRateLimit,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -587,7 +588,7 @@ pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetGpuInstanceId",
+        id::nvmlVgpuInstanceGetGpuInstanceId,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -608,7 +609,7 @@ pub fn nvmlVgpuInstanceGetGpuPciId<A: Answer + ?Sized>(
     length: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetGpuPciId",
+        id::nvmlVgpuInstanceGetGpuPciId,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -628,7 +629,7 @@ pub fn nvmlVgpuInstanceGetLicenseStatus<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetLicenseStatus",
+        id::nvmlVgpuInstanceGetLicenseStatus,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -649,7 +650,7 @@ pub fn nvmlVgpuInstanceGetMdevUUID<A: Answer + ?Sized>(
     size: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetMdevUUID",
+        id::nvmlVgpuInstanceGetMdevUUID,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -669,7 +670,7 @@ pub fn nvmlVgpuInstanceGetType<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetType",
+        id::nvmlVgpuInstanceGetType,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -690,7 +691,7 @@ pub fn nvmlVgpuInstanceGetUUID<A: Answer + ?Sized>(
     size: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetUUID",
+        id::nvmlVgpuInstanceGetUUID,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -708,7 +709,7 @@ pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Answer + ?Sized>(
     length: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuInstanceGetVmDriverVersion",
+        id::nvmlVgpuInstanceGetVmDriverVersion,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -730,7 +731,7 @@ pub fn nvmlVgpuInstanceGetVmID<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuInstanceGetVmID",
+        id::nvmlVgpuInstanceGetVmID,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -761,7 +762,7 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlVgpuTypeGetBAR1Info",
+        id::nvmlVgpuTypeGetBAR1Info,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -794,7 +795,7 @@ pub fn nvmlVgpuTypeGetCapabilities<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetCapabilities",
+        id::nvmlVgpuTypeGetCapabilities,
         Object::VgpuType(vgpuTypeId),
         &[capability as i64],
         &mut |v: &[Val]| {
@@ -815,7 +816,7 @@ pub fn nvmlVgpuTypeGetClass<A: Answer + ?Sized>(
     size: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuTypeGetClass",
+        id::nvmlVgpuTypeGetClass,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -836,7 +837,7 @@ pub fn nvmlVgpuTypeGetDeviceID<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetDeviceID",
+        id::nvmlVgpuTypeGetDeviceID,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -863,7 +864,7 @@ pub fn nvmlVgpuTypeGetFrameRateLimit<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetFrameRateLimit",
+        id::nvmlVgpuTypeGetFrameRateLimit,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -886,7 +887,7 @@ pub fn nvmlVgpuTypeGetFramebufferSize<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetFramebufferSize",
+        id::nvmlVgpuTypeGetFramebufferSize,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -909,7 +910,7 @@ pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetGpuInstanceProfileId",
+        id::nvmlVgpuTypeGetGpuInstanceProfileId,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -930,7 +931,7 @@ pub fn nvmlVgpuTypeGetLicense<A: Answer + ?Sized>(
     size: c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuTypeGetLicense",
+        id::nvmlVgpuTypeGetLicense,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -951,7 +952,7 @@ pub fn nvmlVgpuTypeGetMaxInstances<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetMaxInstances",
+        id::nvmlVgpuTypeGetMaxInstances,
         Object::Device(device),
         &[vgpuTypeId as i64],
         &mut |v: &[Val]| {
@@ -980,7 +981,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
+        id::nvmlVgpuTypeGetMaxInstancesPerGpuInstance,
         Object::System,
         &[crate::ffi::get(pMaxInstance).map_or(0, |r| r.vgpuTypeId as i64)],
         &mut |v: &[Val]| {
@@ -1007,7 +1008,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetMaxInstancesPerVm",
+        id::nvmlVgpuTypeGetMaxInstancesPerVm,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -1028,7 +1029,7 @@ pub fn nvmlVgpuTypeGetName<A: Answer + ?Sized>(
     size: *mut c_uint,
 ) -> nvmlReturn_t {
     a.answer(
-        "nvmlVgpuTypeGetName",
+        id::nvmlVgpuTypeGetName,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -1048,7 +1049,7 @@ pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetNumDisplayHeads",
+        id::nvmlVgpuTypeGetNumDisplayHeads,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -1073,7 +1074,7 @@ pub fn nvmlVgpuTypeGetResolution<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetResolution",
+        id::nvmlVgpuTypeGetResolution,
         Object::VgpuType(vgpuTypeId),
         &[displayIndex as i64],
         &mut |v: &[Val]| {

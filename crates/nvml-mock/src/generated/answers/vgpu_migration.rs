@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetVgpuSchedulerCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuSchedulerCapabilities",
+        id::nvmlDeviceGetVgpuSchedulerCapabilities,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuSchedulerLog",
+        id::nvmlDeviceGetVgpuSchedulerLog,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -105,7 +106,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVgpuSchedulerState",
+        id::nvmlDeviceGetVgpuSchedulerState,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -129,7 +130,7 @@ pub fn nvmlGetVgpuVersion<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlGetVgpuVersion",
+        id::nvmlGetVgpuVersion,
         Object::System,
         &[],
         &mut |v: &[Val]| {

@@ -46,6 +46,7 @@ use super::super::super::answer::{array, chars, record_layout, Answer, Object, V
 use super::super::super::ffi::{
     check_version, put, put_counted, put_list, put_sized_str, put_str,
 };
+use super::super::names::id;
 /// `nvmlDeviceGetGridLicensableFeatures` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
@@ -57,7 +58,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGridLicensableFeatures",
+        id::nvmlDeviceGetGridLicensableFeatures,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -81,7 +82,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGridLicensableFeatures_v2",
+        id::nvmlDeviceGetGridLicensableFeatures_v2,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -105,7 +106,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGridLicensableFeatures_v3",
+        id::nvmlDeviceGetGridLicensableFeatures_v3,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -129,7 +130,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetGridLicensableFeatures_v4",
+        id::nvmlDeviceGetGridLicensableFeatures_v4,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -153,7 +154,7 @@ pub fn nvmlDeviceGetHostVgpuMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetHostVgpuMode",
+        id::nvmlDeviceGetHostVgpuMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -183,7 +184,7 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlDeviceGetVgpuHeterogeneousMode",
+        id::nvmlDeviceGetVgpuHeterogeneousMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -215,7 +216,7 @@ pub fn nvmlDeviceGetVirtualizationMode<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlDeviceGetVirtualizationMode",
+        id::nvmlDeviceGetVirtualizationMode,
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
@@ -245,7 +246,7 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlVgpuInstanceGetPlacementId",
+        id::nvmlVgpuInstanceGetPlacementId,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -284,7 +285,7 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
         return e;
     }
     a.answer(
-        "nvmlVgpuInstanceGetRuntimeStateSize",
+        id::nvmlVgpuInstanceGetRuntimeStateSize,
         Object::VgpuInstance(vgpuInstance),
         &[],
         &mut |v: &[Val]| {
@@ -316,7 +317,7 @@ pub fn nvmlVgpuTypeGetFbReservation<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetFbReservation",
+        id::nvmlVgpuTypeGetFbReservation,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {
@@ -339,7 +340,7 @@ pub fn nvmlVgpuTypeGetGspHeapSize<A: Answer + ?Sized>(
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
-        "nvmlVgpuTypeGetGspHeapSize",
+        id::nvmlVgpuTypeGetGspHeapSize,
         Object::VgpuType(vgpuTypeId),
         &[],
         &mut |v: &[Val]| {

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl AffinityApi for Engine {
     /// `nvmlDeviceGetCpuAffinity`: `engine/device.rs`.
@@ -92,7 +93,7 @@ impl AffinityApi for Engine {
         device: nvmlDevice_t,
         node: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetNumaNodeId", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetNumaNodeId, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetNumaNodeId(self, device, node);
         }
         engine::device::nvmlDeviceGetNumaNodeId(self, device, node)

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesApi for Engine {
     /// `nvmlDeviceGetComputeMode`: `engine/perf.rs`.
@@ -51,7 +52,7 @@ impl DeviceQueriesApi for Engine {
         device: nvmlDevice_t,
         mode: *mut nvmlComputeMode_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetComputeMode", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetComputeMode, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetComputeMode(self, device, mode);
         }
         engine::perf::nvmlDeviceGetComputeMode(self, device, mode)
@@ -62,7 +63,7 @@ impl DeviceQueriesApi for Engine {
         device: nvmlDevice_t,
         mode: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPersistenceMode", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPersistenceMode, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPersistenceMode(
                 self,
                 device,

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesClocksApi for Engine {
     /// `nvmlDeviceGetApplicationsClock`: `engine/perf.rs`.
@@ -54,7 +55,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetApplicationsClock",
+                id::nvmlDeviceGetApplicationsClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -78,7 +79,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetClock",
+                id::nvmlDeviceGetClock,
                 Object::Device(device),
                 &[clockType as i64, clockId as i64],
             )
@@ -101,7 +102,11 @@ impl DeviceQueriesClocksApi for Engine {
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetClockInfo", Object::Device(device), &[r#type as i64])
+            .recorded(
+                id::nvmlDeviceGetClockInfo,
+                Object::Device(device),
+                &[r#type as i64],
+            )
         {
             return super::super::answers::nvmlDeviceGetClockInfo(
                 self,
@@ -118,7 +123,8 @@ impl DeviceQueriesClocksApi for Engine {
         device: nvmlDevice_t,
         currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetCurrentClockFreqs", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetCurrentClockFreqs, Object::Device(device), &[])
+        {
             return super::super::answers::nvmlDeviceGetCurrentClockFreqs(
                 self,
                 device,
@@ -136,7 +142,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetDefaultApplicationsClock",
+                id::nvmlDeviceGetDefaultApplicationsClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -161,7 +167,8 @@ impl DeviceQueriesClocksApi for Engine {
         device: nvmlDevice_t,
         pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetDynamicPstatesInfo", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetDynamicPstatesInfo, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetDynamicPstatesInfo(
                 self,
@@ -180,7 +187,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMaxClockInfo",
+                id::nvmlDeviceGetMaxClockInfo,
                 Object::Device(device),
                 &[r#type as i64],
             )
@@ -203,7 +210,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMaxCustomerBoostClock",
+                id::nvmlDeviceGetMaxCustomerBoostClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -233,7 +240,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMinMaxClockOfPState",
+                id::nvmlDeviceGetMinMaxClockOfPState,
                 Object::Device(device),
                 &[r#type as i64, pstate as i64],
             )
@@ -262,7 +269,8 @@ impl DeviceQueriesClocksApi for Engine {
         device: nvmlDevice_t,
         perfModes: *mut nvmlDevicePerfModes_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPerformanceModes", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPerformanceModes, Object::Device(device), &[])
+        {
             return super::super::answers::nvmlDeviceGetPerformanceModes(
                 self,
                 device,
@@ -281,7 +289,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetSupportedGraphicsClocks",
+                id::nvmlDeviceGetSupportedGraphicsClocks,
                 Object::Device(device),
                 &[memoryClockMHz as i64],
             )
@@ -310,7 +318,11 @@ impl DeviceQueriesClocksApi for Engine {
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetSupportedMemoryClocks", Object::Device(device), &[])
+            .recorded(
+                id::nvmlDeviceGetSupportedMemoryClocks,
+                Object::Device(device),
+                &[],
+            )
         {
             return super::super::answers::nvmlDeviceGetSupportedMemoryClocks(
                 self,

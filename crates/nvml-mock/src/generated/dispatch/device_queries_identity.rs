@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesIdentityApi for Engine {
     /// `nvmlDeviceGetAttributes`: `engine/mig.rs`.
@@ -51,7 +52,7 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetAttributes", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetAttributes, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetAttributes(
                 self,
                 device,
@@ -66,7 +67,7 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetAttributes_v2", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetAttributes_v2, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetAttributes_v2(
                 self,
                 device,
@@ -81,21 +82,21 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         boardId: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetBoardId", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetBoardId, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetBoardId(self, device, boardId);
         }
         engine::device::nvmlDeviceGetBoardId(self, device, boardId)
     }
     /// `nvmlDeviceGetCount`: `engine/device.rs`.
     fn nvmlDeviceGetCount(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetCount", Object::System, &[]) {
+        if self.recorded(id::nvmlDeviceGetCount, Object::System, &[]) {
             return super::super::answers::nvmlDeviceGetCount(self, deviceCount);
         }
         engine::device::nvmlDeviceGetCount(self, deviceCount)
     }
     /// `nvmlDeviceGetCount_v2`: `engine/device.rs`.
     fn nvmlDeviceGetCount_v2(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetCount_v2", Object::System, &[]) {
+        if self.recorded(id::nvmlDeviceGetCount_v2, Object::System, &[]) {
             return super::super::answers::nvmlDeviceGetCount_v2(self, deviceCount);
         }
         engine::device::nvmlDeviceGetCount_v2(self, deviceCount)
@@ -162,7 +163,7 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         index: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetIndex", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetIndex, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetIndex(self, device, index);
         }
         engine::device::nvmlDeviceGetIndex(self, device, index)
@@ -174,7 +175,7 @@ impl DeviceQueriesIdentityApi for Engine {
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetName", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetName, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetName(self, device, name, length);
         }
         engine::device::nvmlDeviceGetName(self, device, name, length)
@@ -186,7 +187,7 @@ impl DeviceQueriesIdentityApi for Engine {
         serial: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetSerial", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetSerial, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetSerial(
                 self,
                 device,
@@ -203,7 +204,7 @@ impl DeviceQueriesIdentityApi for Engine {
         uuid: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetUUID", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetUUID, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetUUID(self, device, uuid, length);
         }
         engine::device::nvmlDeviceGetUUID(self, device, uuid, length)

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesMemoryEccApi for Engine {
     /// `nvmlDeviceGetBAR1MemoryInfo`: `engine/perf.rs`.
@@ -51,7 +52,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         bar1Memory: *mut nvmlBAR1Memory_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetBAR1MemoryInfo", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetBAR1MemoryInfo, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetBAR1MemoryInfo(
                 self,
                 device,
@@ -70,7 +71,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetDetailedEccErrors",
+                id::nvmlDeviceGetDetailedEccErrors,
                 Object::Device(device),
                 &[errorType as i64, counterType as i64],
             )
@@ -98,7 +99,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
         current: *mut nvmlEnableState_t,
         pending: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetEccMode", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetEccMode, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetEccMode(
                 self,
                 device,
@@ -119,7 +120,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMemoryErrorCounter",
+                id::nvmlDeviceGetMemoryErrorCounter,
                 Object::Device(device),
                 &[errorType as i64, counterType as i64, locationType as i64],
             )
@@ -148,7 +149,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetMemoryInfo", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetMemoryInfo, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetMemoryInfo(self, device, memory);
         }
         engine::perf::nvmlDeviceGetMemoryInfo(self, device, memory)
@@ -159,7 +160,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_v2_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetMemoryInfo_v2", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetMemoryInfo_v2, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetMemoryInfo_v2(
                 self,
                 device,
@@ -185,7 +186,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
         isPending: *mut c_uint,
         failureOccurred: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetRemappedRows", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetRemappedRows, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetRemappedRows(
                 self,
                 device,
@@ -214,7 +215,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetRetiredPages",
+                id::nvmlDeviceGetRetiredPages,
                 Object::Device(device),
                 &[cause as i64],
             )
@@ -237,7 +238,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetRetiredPagesPendingStatus",
+                id::nvmlDeviceGetRetiredPagesPendingStatus,
                 Object::Device(device),
                 &[],
             )
@@ -261,7 +262,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetRetiredPages_v2",
+                id::nvmlDeviceGetRetiredPages_v2,
                 Object::Device(device),
                 &[cause as i64],
             )
@@ -306,7 +307,7 @@ impl DeviceQueriesMemoryEccApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetTotalEccErrors",
+                id::nvmlDeviceGetTotalEccErrors,
                 Object::Device(device),
                 &[errorType as i64, counterType as i64],
             )

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesPciTopologyApi for Engine {
     /// `nvmlDeviceGetP2PStatus`: `engine/device.rs`.
@@ -67,7 +68,7 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPciInfo", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPciInfo, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPciInfo(self, device, pci);
         }
         engine::device::nvmlDeviceGetPciInfo(self, device, pci)
@@ -78,7 +79,7 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfoExt_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPciInfoExt", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPciInfoExt, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPciInfoExt(self, device, pci);
         }
         engine::device::nvmlDeviceGetPciInfoExt(self, device, pci)
@@ -89,7 +90,7 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPciInfo_v2", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPciInfo_v2, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPciInfo_v2(self, device, pci);
         }
         engine::device::nvmlDeviceGetPciInfo_v2(self, device, pci)
@@ -100,7 +101,7 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPciInfo_v3", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPciInfo_v3, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPciInfo_v3(self, device, pci);
         }
         engine::device::nvmlDeviceGetPciInfo_v3(self, device, pci)

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesPowerThermalApi for Engine {
     /// `nvmlDeviceGetEnforcedPowerLimit`: `engine/perf.rs`.
@@ -51,7 +52,8 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetEnforcedPowerLimit", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetEnforcedPowerLimit, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetEnforcedPowerLimit(
                 self,
@@ -67,7 +69,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetFanSpeed", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetFanSpeed, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetFanSpeed(self, device, speed);
         }
         engine::perf::nvmlDeviceGetFanSpeed(self, device, speed)
@@ -80,7 +82,11 @@ impl DeviceQueriesPowerThermalApi for Engine {
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetFanSpeed_v2", Object::Device(device), &[fan as i64])
+            .recorded(
+                id::nvmlDeviceGetFanSpeed_v2,
+                Object::Device(device),
+                &[fan as i64],
+            )
         {
             return super::super::answers::nvmlDeviceGetFanSpeed_v2(
                 self,
@@ -97,7 +103,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         numFans: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetNumFans", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetNumFans, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetNumFans(self, device, numFans);
         }
         engine::perf::nvmlDeviceGetNumFans(self, device, numFans)
@@ -109,7 +115,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetPowerManagementLimit", Object::Device(device), &[])
+            .recorded(id::nvmlDeviceGetPowerManagementLimit, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetPowerManagementLimit(
                 self,
@@ -128,7 +134,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetPowerManagementLimitConstraints",
+                id::nvmlDeviceGetPowerManagementLimitConstraints,
                 Object::Device(device),
                 &[],
             )
@@ -153,7 +159,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         power: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetPowerUsage", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetPowerUsage, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetPowerUsage(self, device, power);
         }
         engine::perf::nvmlDeviceGetPowerUsage(self, device, power)
@@ -167,7 +173,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetTemperature",
+                id::nvmlDeviceGetTemperature,
                 Object::Device(device),
                 &[sensorType as i64],
             )
@@ -189,7 +195,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetTemperatureV",
+                id::nvmlDeviceGetTemperatureV,
                 Object::Device(device),
                 &[crate::ffi::get(temperature).map_or(0, |r| r.sensorType as i64)],
             )
@@ -211,7 +217,7 @@ impl DeviceQueriesPowerThermalApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetThermalSettings",
+                id::nvmlDeviceGetThermalSettings,
                 Object::Device(device),
                 &[sensorIndex as i64],
             )
@@ -237,7 +243,11 @@ impl DeviceQueriesPowerThermalApi for Engine {
         energy: *mut c_ulonglong,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetTotalEnergyConsumption", Object::Device(device), &[])
+            .recorded(
+                id::nvmlDeviceGetTotalEnergyConsumption,
+                Object::Device(device),
+                &[],
+            )
         {
             return super::super::answers::nvmlDeviceGetTotalEnergyConsumption(
                 self,

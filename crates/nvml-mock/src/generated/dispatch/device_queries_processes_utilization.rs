@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesProcessesUtilizationApi for Engine {
     /// `nvmlDeviceGetComputeRunningProcesses`: `engine/processes.rs`.
@@ -54,7 +55,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetComputeRunningProcesses",
+                id::nvmlDeviceGetComputeRunningProcesses,
                 Object::Device(device),
                 &[],
             )
@@ -82,7 +83,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetComputeRunningProcesses_v2",
+                id::nvmlDeviceGetComputeRunningProcesses_v2,
                 Object::Device(device),
                 &[],
             )
@@ -110,7 +111,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetComputeRunningProcesses_v3",
+                id::nvmlDeviceGetComputeRunningProcesses_v3,
                 Object::Device(device),
                 &[],
             )
@@ -136,7 +137,8 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetDecoderUtilization", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetDecoderUtilization, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetDecoderUtilization(
                 self,
@@ -160,7 +162,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         averageFps: *mut c_uint,
         averageLatency: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetEncoderStats", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetEncoderStats, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetEncoderStats(
                 self,
                 device,
@@ -184,7 +186,8 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetEncoderUtilization", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetEncoderUtilization, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetEncoderUtilization(
                 self,
@@ -209,7 +212,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGraphicsRunningProcesses",
+                id::nvmlDeviceGetGraphicsRunningProcesses,
                 Object::Device(device),
                 &[],
             )
@@ -237,7 +240,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGraphicsRunningProcesses_v2",
+                id::nvmlDeviceGetGraphicsRunningProcesses_v2,
                 Object::Device(device),
                 &[],
             )
@@ -265,7 +268,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGraphicsRunningProcesses_v3",
+                id::nvmlDeviceGetGraphicsRunningProcesses_v3,
                 Object::Device(device),
                 &[],
             )
@@ -293,7 +296,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMPSComputeRunningProcesses",
+                id::nvmlDeviceGetMPSComputeRunningProcesses,
                 Object::Device(device),
                 &[],
             )
@@ -321,7 +324,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+                id::nvmlDeviceGetMPSComputeRunningProcesses_v2,
                 Object::Device(device),
                 &[],
             )
@@ -349,7 +352,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+                id::nvmlDeviceGetMPSComputeRunningProcesses_v3,
                 Object::Device(device),
                 &[],
             )
@@ -378,7 +381,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetProcessUtilization",
+                id::nvmlDeviceGetProcessUtilization,
                 Object::Device(device),
                 &[lastSeenTimeStamp as i64],
             )
@@ -431,7 +434,7 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetSamples",
+                id::nvmlDeviceGetSamples,
                 Object::Device(device),
                 &[r#type as i64, lastSeenTimeStamp as i64],
             )
@@ -462,7 +465,8 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         device: nvmlDevice_t,
         utilization: *mut nvmlUtilization_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetUtilizationRates", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetUtilizationRates, Object::Device(device), &[])
+        {
             return super::super::answers::nvmlDeviceGetUtilizationRates(
                 self,
                 device,

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl EventsApi for Engine {
     /// `nvmlDeviceGetSupportedEventTypes`: `engine/events.rs`.
@@ -51,7 +52,8 @@ impl EventsApi for Engine {
         device: nvmlDevice_t,
         eventTypes: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetSupportedEventTypes", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetSupportedEventTypes, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetSupportedEventTypes(
                 self,

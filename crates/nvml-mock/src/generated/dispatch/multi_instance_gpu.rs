@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl MultiInstanceGpuApi for Engine {
     /// `nvmlComputeInstanceGetInfo`: `engine/mig.rs`.
@@ -67,7 +68,8 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetComputeInstanceId", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetComputeInstanceId, Object::Device(device), &[])
+        {
             return super::super::answers::nvmlDeviceGetComputeInstanceId(
                 self,
                 device,
@@ -103,7 +105,7 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetGpuInstanceId", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetGpuInstanceId, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetGpuInstanceId(self, device, id);
         }
         engine::mig::nvmlDeviceGetGpuInstanceId(self, device, id)
@@ -118,7 +120,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstancePossiblePlacements",
+                id::nvmlDeviceGetGpuInstancePossiblePlacements,
                 Object::Device(device),
                 &[profileId as i64],
             )
@@ -149,7 +151,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+                id::nvmlDeviceGetGpuInstancePossiblePlacements_v2,
                 Object::Device(device),
                 &[profileId as i64],
             )
@@ -179,7 +181,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstanceProfileInfo",
+                id::nvmlDeviceGetGpuInstanceProfileInfo,
                 Object::Device(device),
                 &[profile as i64],
             )
@@ -202,7 +204,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+                id::nvmlDeviceGetGpuInstanceProfileInfoByIdV,
                 Object::Device(device),
                 &[profileId as i64],
             )
@@ -230,7 +232,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstanceProfileInfoV",
+                id::nvmlDeviceGetGpuInstanceProfileInfoV,
                 Object::Device(device),
                 &[profile as i64],
             )
@@ -253,7 +255,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetGpuInstanceRemainingCapacity",
+                id::nvmlDeviceGetGpuInstanceRemainingCapacity,
                 Object::Device(device),
                 &[profileId as i64],
             )
@@ -294,7 +296,8 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetMaxMigDeviceCount", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetMaxMigDeviceCount, Object::Device(device), &[])
+        {
             return super::super::answers::nvmlDeviceGetMaxMigDeviceCount(
                 self,
                 device,
@@ -319,7 +322,7 @@ impl MultiInstanceGpuApi for Engine {
         currentMode: *mut c_uint,
         pendingMode: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetMigMode", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetMigMode, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetMigMode(
                 self,
                 device,
@@ -335,7 +338,7 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         isMigDevice: *mut c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceIsMigDeviceHandle", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceIsMigDeviceHandle, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceIsMigDeviceHandle(
                 self,
                 device,
@@ -377,7 +380,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+                id::nvmlGpuInstanceGetComputeInstancePossiblePlacements,
                 Object::GpuInstance(gpuInstance),
                 &[profileId as i64],
             )
@@ -408,7 +411,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+                id::nvmlGpuInstanceGetComputeInstanceProfileInfo,
                 Object::GpuInstance(gpuInstance),
                 &[profile as i64, engProfile as i64],
             )
@@ -439,7 +442,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+                id::nvmlGpuInstanceGetComputeInstanceProfileInfoV,
                 Object::GpuInstance(gpuInstance),
                 &[profile as i64, engProfile as i64],
             )
@@ -469,7 +472,7 @@ impl MultiInstanceGpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+                id::nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
                 Object::GpuInstance(gpuInstance),
                 &[profileId as i64],
             )

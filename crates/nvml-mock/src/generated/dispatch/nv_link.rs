@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl NvLinkApi for Engine {
     /// `nvmlDeviceGetNvLinkRemotePciInfo`: `engine/nvlink.rs`.
@@ -54,7 +55,7 @@ impl NvLinkApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetNvLinkRemotePciInfo",
+                id::nvmlDeviceGetNvLinkRemotePciInfo,
                 Object::Device(device),
                 &[link as i64],
             )
@@ -77,7 +78,7 @@ impl NvLinkApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+                id::nvmlDeviceGetNvLinkRemotePciInfo_v2,
                 Object::Device(device),
                 &[link as i64],
             )
@@ -99,7 +100,11 @@ impl NvLinkApi for Engine {
         isActive: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetNvLinkState", Object::Device(device), &[link as i64])
+            .recorded(
+                id::nvmlDeviceGetNvLinkState,
+                Object::Device(device),
+                &[link as i64],
+            )
         {
             return super::super::answers::nvmlDeviceGetNvLinkState(
                 self,
@@ -119,7 +124,7 @@ impl NvLinkApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetNvLinkVersion",
+                id::nvmlDeviceGetNvLinkVersion,
                 Object::Device(device),
                 &[link as i64],
             )

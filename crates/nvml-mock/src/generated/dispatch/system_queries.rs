@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl SystemQueriesApi for Engine {
     /// `nvmlSystemGetCPER_v1`: `engine/system.rs`.
@@ -63,7 +64,7 @@ impl SystemQueriesApi for Engine {
         version: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlSystemGetDriverVersion", Object::System, &[]) {
+        if self.recorded(id::nvmlSystemGetDriverVersion, Object::System, &[]) {
             return super::super::answers::nvmlSystemGetDriverVersion(
                 self,
                 version,
@@ -78,7 +79,7 @@ impl SystemQueriesApi for Engine {
         hwbcCount: *mut c_uint,
         hwbcEntries: *mut nvmlHwbcEntry_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlSystemGetHicVersion", Object::System, &[]) {
+        if self.recorded(id::nvmlSystemGetHicVersion, Object::System, &[]) {
             return super::super::answers::nvmlSystemGetHicVersion(
                 self,
                 hwbcCount,
@@ -94,7 +95,7 @@ impl SystemQueriesApi for Engine {
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlSystemGetProcessName", Object::System, &[pid as i64]) {
+        if self.recorded(id::nvmlSystemGetProcessName, Object::System, &[pid as i64]) {
             return super::super::answers::nvmlSystemGetProcessName(
                 self,
                 pid,

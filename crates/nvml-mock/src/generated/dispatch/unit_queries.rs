@@ -43,11 +43,12 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl UnitQueriesApi for Engine {
     /// `nvmlUnitGetCount`: `engine/system.rs`.
     fn nvmlUnitGetCount(&self, unitCount: *mut c_uint) -> nvmlReturn_t {
-        if self.recorded("nvmlUnitGetCount", Object::System, &[]) {
+        if self.recorded(id::nvmlUnitGetCount, Object::System, &[]) {
             return super::super::answers::nvmlUnitGetCount(self, unitCount);
         }
         engine::system::nvmlUnitGetCount(self, unitCount)

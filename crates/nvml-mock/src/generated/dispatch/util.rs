@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl UtilApi for Engine {
     /// `nvmlDeviceGetVgpuInstancesUtilizationInfo`: `engine/vgpu.rs`.
@@ -80,7 +81,7 @@ impl UtilApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetVgpuUtilization",
+                id::nvmlDeviceGetVgpuUtilization,
                 Object::Device(device),
                 &[lastSeenTimeStamp as i64],
             )

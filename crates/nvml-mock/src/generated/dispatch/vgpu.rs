@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl VgpuApi for Engine {
     /// `nvmlDeviceGetActiveVgpus`: `engine/vgpu.rs`.
@@ -52,7 +53,7 @@ impl VgpuApi for Engine {
         vgpuCount: *mut c_uint,
         vgpuInstances: *mut nvmlVgpuInstance_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetActiveVgpus", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetActiveVgpus, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetActiveVgpus(
                 self,
                 device,
@@ -69,7 +70,7 @@ impl VgpuApi for Engine {
         vgpuCount: *mut c_uint,
         vgpuTypeIds: *mut nvmlVgpuTypeId_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetCreatableVgpus", Object::Device(device), &[]) {
+        if self.recorded(id::nvmlDeviceGetCreatableVgpus, Object::Device(device), &[]) {
             return super::super::answers::nvmlDeviceGetCreatableVgpus(
                 self,
                 device,
@@ -89,7 +90,7 @@ impl VgpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlVgpuInstanceGetEncoderStats",
+                id::nvmlVgpuInstanceGetEncoderStats,
                 Object::VgpuInstance(vgpuInstance),
                 &[],
             )
@@ -131,7 +132,7 @@ impl VgpuApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlVgpuTypeGetMaxInstances",
+                id::nvmlVgpuTypeGetMaxInstances,
                 Object::Device(device),
                 &[vgpuTypeId as i64],
             )

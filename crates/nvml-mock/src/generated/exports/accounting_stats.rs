@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceClearAccountingPids,
             name: "nvmlDeviceClearAccountingPids",
             object: Object::Device(device),
             selectors: &[],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAccountingBufferSize,
             name: "nvmlDeviceGetAccountingBufferSize",
             object: Object::Device(device),
             selectors: &[],
@@ -79,6 +82,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAccountingMode,
             name: "nvmlDeviceGetAccountingMode",
             object: Object::Device(device),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAccountingPids,
             name: "nvmlDeviceGetAccountingPids",
             object: Object::Device(device),
             selectors: &[],
@@ -111,6 +116,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAccountingStats,
             name: "nvmlDeviceGetAccountingStats",
             object: Object::Device(device),
             selectors: &[pid as i64],
@@ -126,6 +132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAccountingStats_v2,
             name: "nvmlDeviceGetAccountingStats_v2",
             object: Object::Device(device),
             selectors: &[crate::ffi::get(stats).map_or(0, |r| r.pid as i64)],
@@ -141,6 +148,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetAccountingMode,
             name: "nvmlDeviceSetAccountingMode",
             object: Object::Device(device),
             selectors: &[mode as i64],

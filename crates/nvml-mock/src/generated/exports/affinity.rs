@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceClearCpuAffinity,
             name: "nvmlDeviceClearCpuAffinity",
             object: Object::Device(device),
             selectors: &[],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAddressingMode,
             name: "nvmlDeviceGetAddressingMode",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCpuAffinity,
             name: "nvmlDeviceGetCpuAffinity",
             object: Object::Device(device),
             selectors: &[],
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCpuAffinityWithinScope,
             name: "nvmlDeviceGetCpuAffinityWithinScope",
             object: Object::Device(device),
             selectors: &[scope as i64],
@@ -114,6 +119,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryAffinity,
             name: "nvmlDeviceGetMemoryAffinity",
             object: Object::Device(device),
             selectors: &[scope as i64],
@@ -129,6 +135,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNumaNodeId,
             name: "nvmlDeviceGetNumaNodeId",
             object: Object::Device(device),
             selectors: &[],
@@ -144,6 +151,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRepairStatus,
             name: "nvmlDeviceGetRepairStatus",
             object: Object::Device(device),
             selectors: &[],
@@ -159,6 +167,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetUnrepairableMemoryFlag_v1,
             name: "nvmlDeviceGetUnrepairableMemoryFlag_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -171,6 +180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetCpuAffinity,
             name: "nvmlDeviceSetCpuAffinity",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceClearEccErrorCounts,
             name: "nvmlDeviceClearEccErrorCounts",
             object: Object::Device(device),
             selectors: &[counterType as i64],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceResetApplicationsClocks,
             name: "nvmlDeviceResetApplicationsClocks",
             object: Object::Device(device),
             selectors: &[],
@@ -78,6 +81,7 @@ pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceResetGpuLockedClocks,
             name: "nvmlDeviceResetGpuLockedClocks",
             object: Object::Device(device),
             selectors: &[],
@@ -92,6 +96,7 @@ pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceResetMemoryLockedClocks,
             name: "nvmlDeviceResetMemoryLockedClocks",
             object: Object::Device(device),
             selectors: &[],
@@ -108,6 +113,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetAPIRestriction,
             name: "nvmlDeviceSetAPIRestriction",
             object: Object::Device(device),
             selectors: &[apiType as i64, isRestricted as i64],
@@ -124,6 +130,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetApplicationsClocks,
             name: "nvmlDeviceSetApplicationsClocks",
             object: Object::Device(device),
             selectors: &[memClockMHz as i64, graphicsClockMHz as i64],
@@ -139,6 +146,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetAutoBoostedClocksEnabled,
             name: "nvmlDeviceSetAutoBoostedClocksEnabled",
             object: Object::Device(device),
             selectors: &[enabled as i64],
@@ -154,6 +162,7 @@ pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetComputeMode,
             name: "nvmlDeviceSetComputeMode",
             object: Object::Device(device),
             selectors: &[mode as i64],
@@ -170,6 +179,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetDefaultAutoBoostedClocksEnabled,
             name: "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
             object: Object::Device(device),
             selectors: &[enabled as i64, flags as i64],
@@ -185,6 +195,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetDefaultFanSpeed_v2,
             name: "nvmlDeviceSetDefaultFanSpeed_v2",
             object: Object::Device(device),
             selectors: &[fan as i64],
@@ -201,6 +212,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetDriverModel,
             name: "nvmlDeviceSetDriverModel",
             object: Object::Device(device),
             selectors: &[driverModel as i64, flags as i64],
@@ -216,6 +228,7 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetEccMode,
             name: "nvmlDeviceSetEccMode",
             object: Object::Device(device),
             selectors: &[ecc as i64],
@@ -232,6 +245,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetFanControlPolicy,
             name: "nvmlDeviceSetFanControlPolicy",
             object: Object::Device(device),
             selectors: &[fan as i64, policy as i64],
@@ -248,6 +262,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetFanSpeed_v2,
             name: "nvmlDeviceSetFanSpeed_v2",
             object: Object::Device(device),
             selectors: &[fan as i64, speed as i64],
@@ -263,6 +278,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetGpcClkVfOffset,
             name: "nvmlDeviceSetGpcClkVfOffset",
             object: Object::Device(device),
             selectors: &[offset as i64],
@@ -279,6 +295,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetGpuLockedClocks,
             name: "nvmlDeviceSetGpuLockedClocks",
             object: Object::Device(device),
             selectors: &[minGpuClockMHz as i64, maxGpuClockMHz as i64],
@@ -294,6 +311,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetGpuOperationMode,
             name: "nvmlDeviceSetGpuOperationMode",
             object: Object::Device(device),
             selectors: &[mode as i64],
@@ -309,6 +327,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetMemClkVfOffset,
             name: "nvmlDeviceSetMemClkVfOffset",
             object: Object::Device(device),
             selectors: &[offset as i64],
@@ -325,6 +344,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetMemoryLockedClocks,
             name: "nvmlDeviceSetMemoryLockedClocks",
             object: Object::Device(device),
             selectors: &[minMemClockMHz as i64, maxMemClockMHz as i64],
@@ -340,6 +360,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetPersistenceMode,
             name: "nvmlDeviceSetPersistenceMode",
             object: Object::Device(device),
             selectors: &[mode as i64],
@@ -355,6 +376,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetPowerManagementLimit,
             name: "nvmlDeviceSetPowerManagementLimit",
             object: Object::Device(device),
             selectors: &[limit as i64],
@@ -370,6 +392,7 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetRusdSettings_v1,
             name: "nvmlDeviceSetRusdSettings_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -386,6 +409,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetTemperatureThreshold,
             name: "nvmlDeviceSetTemperatureThreshold",
             object: Object::Device(device),
             selectors: &[thresholdType as i64],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     device: nvmlDevice_t,
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAPIRestriction,
             name: "nvmlDeviceGetAPIRestriction",
             object: Object::Device(device),
             selectors: &[apiType as i64],
@@ -66,6 +68,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBBXTimeData_v1,
             name: "nvmlDeviceGetBBXTimeData_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -81,6 +84,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetComputeMode,
             name: "nvmlDeviceGetComputeMode",
             object: Object::Device(device),
             selectors: &[],
@@ -96,6 +100,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetConfComputeGpuAttestationReport,
             name: "nvmlDeviceGetConfComputeGpuAttestationReport",
             object: Object::Device(device),
             selectors: &[],
@@ -111,6 +116,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetConfComputeGpuCertificate,
             name: "nvmlDeviceGetConfComputeGpuCertificate",
             object: Object::Device(device),
             selectors: &[],
@@ -126,6 +132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetConfComputeMemSizeInfo,
             name: "nvmlDeviceGetConfComputeMemSizeInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -141,6 +148,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetConfComputeProtectedMemoryUsage,
             name: "nvmlDeviceGetConfComputeProtectedMemoryUsage",
             object: Object::Device(device),
             selectors: &[],
@@ -156,6 +164,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDisplayActive,
             name: "nvmlDeviceGetDisplayActive",
             object: Object::Device(device),
             selectors: &[],
@@ -171,6 +180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDisplayMode,
             name: "nvmlDeviceGetDisplayMode",
             object: Object::Device(device),
             selectors: &[],
@@ -187,6 +197,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDriverModel,
             name: "nvmlDeviceGetDriverModel",
             object: Object::Device(device),
             selectors: &[],
@@ -203,6 +214,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDriverModel_v2,
             name: "nvmlDeviceGetDriverModel_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -219,6 +231,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuOperationMode,
             name: "nvmlDeviceGetGpuOperationMode",
             object: Object::Device(device),
             selectors: &[],
@@ -235,6 +248,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGspFirmwareMode,
             name: "nvmlDeviceGetGspFirmwareMode",
             object: Object::Device(device),
             selectors: &[],
@@ -250,6 +264,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGspFirmwareVersion,
             name: "nvmlDeviceGetGspFirmwareVersion",
             object: Object::Device(device),
             selectors: &[],
@@ -266,6 +281,7 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetLastBBXFlushTime,
             name: "nvmlDeviceGetLastBBXFlushTime",
             object: Object::Device(device),
             selectors: &[],
@@ -281,6 +297,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPersistenceMode,
             name: "nvmlDeviceGetPersistenceMode",
             object: Object::Device(device),
             selectors: &[],
@@ -296,6 +313,7 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetConfComputeUnprotectedMemSize,
             name: "nvmlDeviceSetConfComputeUnprotectedMemSize",
             object: Object::Device(device),
             selectors: &[sizeKiB as i64],
@@ -310,6 +328,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeCapabilities,
             name: "nvmlSystemGetConfComputeCapabilities",
             object: Object::System,
             selectors: &[],
@@ -324,6 +343,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeGpusReadyState,
             name: "nvmlSystemGetConfComputeGpusReadyState",
             object: Object::System,
             selectors: &[],
@@ -338,6 +358,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeKeyRotationThresholdInfo,
             name: "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
             object: Object::System,
             selectors: &[],
@@ -352,6 +373,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeSettings,
             name: "nvmlSystemGetConfComputeSettings",
             object: Object::System,
             selectors: &[],
@@ -366,6 +388,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeSettings_v2,
             name: "nvmlSystemGetConfComputeSettings_v2",
             object: Object::System,
             selectors: &[],
@@ -380,6 +403,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetConfComputeState,
             name: "nvmlSystemGetConfComputeState",
             object: Object::System,
             selectors: &[],
@@ -394,6 +418,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemSetConfComputeGpusReadyState,
             name: "nvmlSystemSetConfComputeGpusReadyState",
             object: Object::System,
             selectors: &[isAcceptingWork as i64],
@@ -408,6 +433,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemSetConfComputeKeyRotationThresholdInfo,
             name: "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
             object: Object::System,
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAdaptiveClockInfoStatus,
             name: "nvmlDeviceGetAdaptiveClockInfoStatus",
             object: Object::Device(device),
             selectors: &[],
@@ -66,6 +68,7 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetApplicationsClock,
             name: "nvmlDeviceGetApplicationsClock",
             object: Object::Device(device),
             selectors: &[clockType as i64],
@@ -82,6 +85,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAutoBoostedClocksEnabled,
             name: "nvmlDeviceGetAutoBoostedClocksEnabled",
             object: Object::Device(device),
             selectors: &[],
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetClkMonStatus,
             name: "nvmlDeviceGetClkMonStatus",
             object: Object::Device(device),
             selectors: &[],
@@ -114,6 +119,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetClock,
             name: "nvmlDeviceGetClock",
             object: Object::Device(device),
             selectors: &[clockType as i64, clockId as i64],
@@ -130,6 +136,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetClockInfo,
             name: "nvmlDeviceGetClockInfo",
             object: Object::Device(device),
             selectors: &[r#type as i64],
@@ -145,6 +152,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetClockOffsets,
             name: "nvmlDeviceGetClockOffsets",
             object: Object::Device(device),
             selectors: &[
@@ -163,6 +171,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCurrentClockFreqs,
             name: "nvmlDeviceGetCurrentClockFreqs",
             object: Object::Device(device),
             selectors: &[],
@@ -178,6 +187,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCurrentClocksEventReasons,
             name: "nvmlDeviceGetCurrentClocksEventReasons",
             object: Object::Device(device),
             selectors: &[],
@@ -193,6 +203,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCurrentClocksThrottleReasons,
             name: "nvmlDeviceGetCurrentClocksThrottleReasons",
             object: Object::Device(device),
             selectors: &[],
@@ -209,6 +220,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDefaultApplicationsClock,
             name: "nvmlDeviceGetDefaultApplicationsClock",
             object: Object::Device(device),
             selectors: &[clockType as i64],
@@ -224,6 +236,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDynamicPstatesInfo,
             name: "nvmlDeviceGetDynamicPstatesInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -240,6 +253,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpcClkMinMaxVfOffset,
             name: "nvmlDeviceGetGpcClkMinMaxVfOffset",
             object: Object::Device(device),
             selectors: &[],
@@ -255,6 +269,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpcClkVfOffset,
             name: "nvmlDeviceGetGpcClkVfOffset",
             object: Object::Device(device),
             selectors: &[],
@@ -271,6 +286,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMaxClockInfo,
             name: "nvmlDeviceGetMaxClockInfo",
             object: Object::Device(device),
             selectors: &[r#type as i64],
@@ -287,6 +303,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMaxCustomerBoostClock,
             name: "nvmlDeviceGetMaxCustomerBoostClock",
             object: Object::Device(device),
             selectors: &[clockType as i64],
@@ -303,6 +320,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemClkMinMaxVfOffset,
             name: "nvmlDeviceGetMemClkMinMaxVfOffset",
             object: Object::Device(device),
             selectors: &[],
@@ -318,6 +336,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemClkVfOffset,
             name: "nvmlDeviceGetMemClkVfOffset",
             object: Object::Device(device),
             selectors: &[],
@@ -336,6 +355,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMinMaxClockOfPState,
             name: "nvmlDeviceGetMinMaxClockOfPState",
             object: Object::Device(device),
             selectors: &[r#type as i64, pstate as i64],
@@ -360,6 +380,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPerformanceModes,
             name: "nvmlDeviceGetPerformanceModes",
             object: Object::Device(device),
             selectors: &[],
@@ -375,6 +396,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPerformanceState,
             name: "nvmlDeviceGetPerformanceState",
             object: Object::Device(device),
             selectors: &[],
@@ -390,6 +412,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedClocksEventReasons,
             name: "nvmlDeviceGetSupportedClocksEventReasons",
             object: Object::Device(device),
             selectors: &[],
@@ -411,6 +434,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedClocksThrottleReasons,
             name: "nvmlDeviceGetSupportedClocksThrottleReasons",
             object: Object::Device(device),
             selectors: &[],
@@ -434,6 +458,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedGraphicsClocks,
             name: "nvmlDeviceGetSupportedGraphicsClocks",
             object: Object::Device(device),
             selectors: &[memoryClockMHz as i64],
@@ -458,6 +483,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedMemoryClocks,
             name: "nvmlDeviceGetSupportedMemoryClocks",
             object: Object::Device(device),
             selectors: &[],
@@ -474,6 +500,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedPerformanceStates,
             name: "nvmlDeviceGetSupportedPerformanceStates",
             object: Object::Device(device),
             selectors: &[],
@@ -490,6 +517,7 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetViolationStatus,
             name: "nvmlDeviceGetViolationStatus",
             object: Object::Device(device),
             selectors: &[perfPolicyType as i64],
@@ -505,6 +533,7 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetClockOffsets,
             name: "nvmlDeviceSetClockOffsets",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetArchitecture,
             name: "nvmlDeviceGetArchitecture",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAttributes,
             name: "nvmlDeviceGetAttributes",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAttributes_v2,
             name: "nvmlDeviceGetAttributes_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBoardId,
             name: "nvmlDeviceGetBoardId",
             object: Object::Device(device),
             selectors: &[],
@@ -111,6 +116,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBoardPartNumber,
             name: "nvmlDeviceGetBoardPartNumber",
             object: Object::Device(device),
             selectors: &[],
@@ -126,6 +132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBrand,
             name: "nvmlDeviceGetBrand",
             object: Object::Device(device),
             selectors: &[],
@@ -138,6 +145,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCount,
             name: "nvmlDeviceGetCount",
             object: Object::System,
             selectors: &[],
@@ -152,6 +160,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCount_v2,
             name: "nvmlDeviceGetCount_v2",
             object: Object::System,
             selectors: &[],
@@ -168,6 +177,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCudaComputeCapability,
             name: "nvmlDeviceGetCudaComputeCapability",
             object: Object::Device(device),
             selectors: &[],
@@ -183,6 +193,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuUptime_v1,
             name: "nvmlDeviceGetGpuUptime_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -198,6 +209,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByIndex,
             name: "nvmlDeviceGetHandleByIndex",
             object: Object::System,
             selectors: &[index as i64],
@@ -213,6 +225,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByIndex_v2,
             name: "nvmlDeviceGetHandleByIndex_v2",
             object: Object::System,
             selectors: &[index as i64],
@@ -228,6 +241,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByPciBusId,
             name: "nvmlDeviceGetHandleByPciBusId",
             object: Object::System,
             selectors: &[],
@@ -243,6 +257,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByPciBusId_v2,
             name: "nvmlDeviceGetHandleByPciBusId_v2",
             object: Object::System,
             selectors: &[],
@@ -258,6 +273,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleBySerial,
             name: "nvmlDeviceGetHandleBySerial",
             object: Object::System,
             selectors: &[],
@@ -273,6 +289,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByUUID,
             name: "nvmlDeviceGetHandleByUUID",
             object: Object::System,
             selectors: &[],
@@ -288,6 +305,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHandleByUUIDV,
             name: "nvmlDeviceGetHandleByUUIDV",
             object: Object::System,
             selectors: &[],
@@ -303,6 +321,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHostname_v1,
             name: "nvmlDeviceGetHostname_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -318,6 +337,7 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetIndex,
             name: "nvmlDeviceGetIndex",
             object: Object::Device(device),
             selectors: &[],
@@ -333,6 +353,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetInforomConfigurationChecksum,
             name: "nvmlDeviceGetInforomConfigurationChecksum",
             object: Object::Device(device),
             selectors: &[],
@@ -349,6 +370,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetInforomImageVersion,
             name: "nvmlDeviceGetInforomImageVersion",
             object: Object::Device(device),
             selectors: &[],
@@ -366,6 +388,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetInforomVersion,
             name: "nvmlDeviceGetInforomVersion",
             object: Object::Device(device),
             selectors: &[object as i64],
@@ -381,6 +404,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMinorNumber,
             name: "nvmlDeviceGetMinorNumber",
             object: Object::Device(device),
             selectors: &[],
@@ -396,6 +420,7 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetModuleId,
             name: "nvmlDeviceGetModuleId",
             object: Object::Device(device),
             selectors: &[],
@@ -411,6 +436,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMultiGpuBoard,
             name: "nvmlDeviceGetMultiGpuBoard",
             object: Object::Device(device),
             selectors: &[],
@@ -427,6 +453,7 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetName,
             name: "nvmlDeviceGetName",
             object: Object::Device(device),
             selectors: &[],
@@ -442,6 +469,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNumGpuCores,
             name: "nvmlDeviceGetNumGpuCores",
             object: Object::Device(device),
             selectors: &[],
@@ -457,6 +485,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPdi,
             name: "nvmlDeviceGetPdi",
             object: Object::Device(device),
             selectors: &[],
@@ -472,6 +501,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPlatformInfo,
             name: "nvmlDeviceGetPlatformInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -488,6 +518,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSerial,
             name: "nvmlDeviceGetSerial",
             object: Object::Device(device),
             selectors: &[],
@@ -504,6 +535,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetUUID,
             name: "nvmlDeviceGetUUID",
             object: Object::Device(device),
             selectors: &[],
@@ -520,6 +552,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVbiosVersion,
             name: "nvmlDeviceGetVbiosVersion",
             object: Object::Device(device),
             selectors: &[],
@@ -535,6 +568,7 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetHostname_v1,
             name: "nvmlDeviceSetHostname_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -549,6 +583,7 @@ pub unsafe extern "C" fn nvmlDeviceValidateInforom(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceValidateInforom,
             name: "nvmlDeviceValidateInforom",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBAR1MemoryInfo,
             name: "nvmlDeviceGetBAR1MemoryInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBankRemapperStatus_v1,
             name: "nvmlDeviceGetBankRemapperStatus_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDefaultEccMode,
             name: "nvmlDeviceGetDefaultEccMode",
             object: Object::Device(device),
             selectors: &[],
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDetailedEccErrors,
             name: "nvmlDeviceGetDetailedEccErrors",
             object: Object::Device(device),
             selectors: &[errorType as i64, counterType as i64],
@@ -113,6 +118,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDramEncryptionMode,
             name: "nvmlDeviceGetDramEncryptionMode",
             object: Object::Device(device),
             selectors: &[],
@@ -129,6 +135,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEccMode,
             name: "nvmlDeviceGetEccMode",
             object: Object::Device(device),
             selectors: &[],
@@ -144,6 +151,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryBusWidth,
             name: "nvmlDeviceGetMemoryBusWidth",
             object: Object::Device(device),
             selectors: &[],
@@ -162,6 +170,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryErrorCounter,
             name: "nvmlDeviceGetMemoryErrorCounter",
             object: Object::Device(device),
             selectors: &[errorType as i64, counterType as i64, locationType as i64],
@@ -186,6 +195,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryInfo,
             name: "nvmlDeviceGetMemoryInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -201,6 +211,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryInfo_v2,
             name: "nvmlDeviceGetMemoryInfo_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -216,6 +227,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMemoryLimits_v1,
             name: "nvmlDeviceGetMemoryLimits_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -234,6 +246,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRemappedRows,
             name: "nvmlDeviceGetRemappedRows",
             object: Object::Device(device),
             selectors: &[],
@@ -258,6 +271,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRemappedRows_v2,
             name: "nvmlDeviceGetRemappedRows_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -275,6 +289,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRetiredPages,
             name: "nvmlDeviceGetRetiredPages",
             object: Object::Device(device),
             selectors: &[cause as i64],
@@ -290,6 +305,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRetiredPagesPendingStatus,
             name: "nvmlDeviceGetRetiredPagesPendingStatus",
             object: Object::Device(device),
             selectors: &[],
@@ -308,6 +324,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRetiredPages_v2,
             name: "nvmlDeviceGetRetiredPages_v2",
             object: Object::Device(device),
             selectors: &[cause as i64],
@@ -332,6 +349,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRowRemapperHistogram,
             name: "nvmlDeviceGetRowRemapperHistogram",
             object: Object::Device(device),
             selectors: &[],
@@ -347,6 +365,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSramEccErrorStatus,
             name: "nvmlDeviceGetSramEccErrorStatus",
             object: Object::Device(device),
             selectors: &[],
@@ -362,6 +381,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts,
             name: "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
             object: Object::Device(device),
             selectors: &[],
@@ -379,6 +399,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTotalEccErrors,
             name: "nvmlDeviceGetTotalEccErrors",
             object: Object::Device(device),
             selectors: &[errorType as i64, counterType as i64],
@@ -394,6 +415,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetDramEncryptionMode,
             name: "nvmlDeviceSetDramEncryptionMode",
             object: Object::Device(device),
             selectors: &[],
@@ -409,6 +431,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetMemoryLimits_v1,
             name: "nvmlDeviceSetMemoryLimits_v1",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBridgeChipInfo,
             name: "nvmlDeviceGetBridgeChipInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetBusType,
             name: "nvmlDeviceGetBusType",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetC2cModeInfoV,
             name: "nvmlDeviceGetC2cModeInfoV",
             object: Object::Device(device),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCurrPcieLinkGeneration,
             name: "nvmlDeviceGetCurrPcieLinkGeneration",
             object: Object::Device(device),
             selectors: &[],
@@ -110,6 +115,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCurrPcieLinkWidth,
             name: "nvmlDeviceGetCurrPcieLinkWidth",
             object: Object::Device(device),
             selectors: &[],
@@ -125,6 +131,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuFabricInfo,
             name: "nvmlDeviceGetGpuFabricInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -140,6 +147,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuFabricInfoV,
             name: "nvmlDeviceGetGpuFabricInfoV",
             object: Object::Device(device),
             selectors: &[],
@@ -155,6 +163,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuFabricInfo_v4,
             name: "nvmlDeviceGetGpuFabricInfo_v4",
             object: Object::Device(device),
             selectors: &[],
@@ -170,6 +179,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuMaxPcieLinkGeneration,
             name: "nvmlDeviceGetGpuMaxPcieLinkGeneration",
             object: Object::Device(device),
             selectors: &[],
@@ -185,6 +195,7 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetIrqNum,
             name: "nvmlDeviceGetIrqNum",
             object: Object::Device(device),
             selectors: &[],
@@ -200,6 +211,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMaxPcieLinkGeneration,
             name: "nvmlDeviceGetMaxPcieLinkGeneration",
             object: Object::Device(device),
             selectors: &[],
@@ -215,6 +227,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMaxPcieLinkWidth,
             name: "nvmlDeviceGetMaxPcieLinkWidth",
             object: Object::Device(device),
             selectors: &[],
@@ -232,6 +245,7 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetP2PStatus,
             name: "nvmlDeviceGetP2PStatus",
             object: Object::Device(device1),
             selectors: &[device2 as i64, p2pIndex as i64],
@@ -247,6 +261,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPciInfo,
             name: "nvmlDeviceGetPciInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -262,6 +277,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPciInfoExt,
             name: "nvmlDeviceGetPciInfoExt",
             object: Object::Device(device),
             selectors: &[],
@@ -277,6 +293,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPciInfo_v2,
             name: "nvmlDeviceGetPciInfo_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -292,6 +309,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPciInfo_v3,
             name: "nvmlDeviceGetPciInfo_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -307,6 +325,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPcieLinkMaxSpeed,
             name: "nvmlDeviceGetPcieLinkMaxSpeed",
             object: Object::Device(device),
             selectors: &[],
@@ -322,6 +341,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPcieReplayCounter,
             name: "nvmlDeviceGetPcieReplayCounter",
             object: Object::Device(device),
             selectors: &[],
@@ -337,6 +357,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPcieSpeed,
             name: "nvmlDeviceGetPcieSpeed",
             object: Object::Device(device),
             selectors: &[],
@@ -353,6 +374,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPcieThroughput,
             name: "nvmlDeviceGetPcieThroughput",
             object: Object::Device(device),
             selectors: &[counter as i64],
@@ -369,6 +391,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTopologyCommonAncestor,
             name: "nvmlDeviceGetTopologyCommonAncestor",
             object: Object::Device(device1),
             selectors: &[device2 as i64],
@@ -386,6 +409,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTopologyNearestGpus,
             name: "nvmlDeviceGetTopologyNearestGpus",
             object: Object::Device(device),
             selectors: &[level as i64],
@@ -402,6 +426,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceOnSameBoard,
             name: "nvmlDeviceOnSameBoard",
             object: Object::Device(device1),
             selectors: &[device2 as i64],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetAdaptiveTgpModeInfo_v1,
             name: "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCoolerInfo,
             name: "nvmlDeviceGetCoolerInfo",
             object: Object::Device(device),
             selectors: &[crate::ffi::get(coolerInfo).map_or(0, |r| r.index as i64)],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEnforcedPowerLimit,
             name: "nvmlDeviceGetEnforcedPowerLimit",
             object: Object::Device(device),
             selectors: &[],
@@ -96,6 +100,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFanControlPolicy_v2,
             name: "nvmlDeviceGetFanControlPolicy_v2",
             object: Object::Device(device),
             selectors: &[fan as i64],
@@ -111,6 +116,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFanSpeed,
             name: "nvmlDeviceGetFanSpeed",
             object: Object::Device(device),
             selectors: &[],
@@ -126,6 +132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFanSpeedRPM,
             name: "nvmlDeviceGetFanSpeedRPM",
             object: Object::Device(device),
             selectors: &[crate::ffi::get(fanSpeed).map_or(0, |r| r.fan as i64)],
@@ -142,6 +149,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFanSpeed_v2,
             name: "nvmlDeviceGetFanSpeed_v2",
             object: Object::Device(device),
             selectors: &[fan as i64],
@@ -157,6 +165,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMarginTemperature,
             name: "nvmlDeviceGetMarginTemperature",
             object: Object::Device(device),
             selectors: &[],
@@ -173,6 +182,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMinMaxFanSpeed,
             name: "nvmlDeviceGetMinMaxFanSpeed",
             object: Object::Device(device),
             selectors: &[],
@@ -188,6 +198,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNumFans(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNumFans,
             name: "nvmlDeviceGetNumFans",
             object: Object::Device(device),
             selectors: &[],
@@ -203,6 +214,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerManagementDefaultLimit,
             name: "nvmlDeviceGetPowerManagementDefaultLimit",
             object: Object::Device(device),
             selectors: &[],
@@ -218,6 +230,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerManagementLimit,
             name: "nvmlDeviceGetPowerManagementLimit",
             object: Object::Device(device),
             selectors: &[],
@@ -234,6 +247,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerManagementLimitConstraints,
             name: "nvmlDeviceGetPowerManagementLimitConstraints",
             object: Object::Device(device),
             selectors: &[],
@@ -249,6 +263,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerManagementMode,
             name: "nvmlDeviceGetPowerManagementMode",
             object: Object::Device(device),
             selectors: &[],
@@ -264,6 +279,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerMizerMode_v1,
             name: "nvmlDeviceGetPowerMizerMode_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -279,6 +295,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerSource,
             name: "nvmlDeviceGetPowerSource",
             object: Object::Device(device),
             selectors: &[],
@@ -294,6 +311,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerState,
             name: "nvmlDeviceGetPowerState",
             object: Object::Device(device),
             selectors: &[],
@@ -309,6 +327,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPowerUsage,
             name: "nvmlDeviceGetPowerUsage",
             object: Object::Device(device),
             selectors: &[],
@@ -325,6 +344,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTargetFanSpeed,
             name: "nvmlDeviceGetTargetFanSpeed",
             object: Object::Device(device),
             selectors: &[fan as i64],
@@ -341,6 +361,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTemperature,
             name: "nvmlDeviceGetTemperature",
             object: Object::Device(device),
             selectors: &[sensorType as i64],
@@ -357,6 +378,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTemperatureThreshold,
             name: "nvmlDeviceGetTemperatureThreshold",
             object: Object::Device(device),
             selectors: &[thresholdType as i64],
@@ -372,6 +394,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTemperatureV,
             name: "nvmlDeviceGetTemperatureV",
             object: Object::Device(device),
             selectors: &[
@@ -390,6 +413,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetThermalSettings,
             name: "nvmlDeviceGetThermalSettings",
             object: Object::Device(device),
             selectors: &[sensorIndex as i64],
@@ -405,6 +429,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetTotalEnergyConsumption,
             name: "nvmlDeviceGetTotalEnergyConsumption",
             object: Object::Device(device),
             selectors: &[],
@@ -420,6 +445,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetAdaptiveTgpMode_v1,
             name: "nvmlDeviceSetAdaptiveTgpMode_v1",
             object: Object::Device(device),
             selectors: &[mode as i64],
@@ -435,6 +461,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetPowerManagementLimit_v2,
             name: "nvmlDeviceSetPowerManagementLimit_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -450,6 +477,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetPowerMizerMode_v1,
             name: "nvmlDeviceSetPowerMizerMode_v1",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
     device: nvmlDevice_t,
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetComputeRunningProcesses,
             name: "nvmlDeviceGetComputeRunningProcesses",
             object: Object::Device(device),
             selectors: &[],
@@ -67,6 +69,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetComputeRunningProcesses_v2,
             name: "nvmlDeviceGetComputeRunningProcesses_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -83,6 +86,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetComputeRunningProcesses_v3,
             name: "nvmlDeviceGetComputeRunningProcesses_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -99,6 +103,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDecoderUtilization,
             name: "nvmlDeviceGetDecoderUtilization",
             object: Object::Device(device),
             selectors: &[],
@@ -115,6 +120,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEncoderCapacity,
             name: "nvmlDeviceGetEncoderCapacity",
             object: Object::Device(device),
             selectors: &[encoderQueryType as i64],
@@ -131,6 +137,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEncoderSessions,
             name: "nvmlDeviceGetEncoderSessions",
             object: Object::Device(device),
             selectors: &[],
@@ -148,6 +155,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEncoderStats,
             name: "nvmlDeviceGetEncoderStats",
             object: Object::Device(device),
             selectors: &[],
@@ -164,6 +172,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetEncoderUtilization,
             name: "nvmlDeviceGetEncoderUtilization",
             object: Object::Device(device),
             selectors: &[],
@@ -180,6 +189,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFBCSessions,
             name: "nvmlDeviceGetFBCSessions",
             object: Object::Device(device),
             selectors: &[],
@@ -195,6 +205,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFBCStats,
             name: "nvmlDeviceGetFBCStats",
             object: Object::Device(device),
             selectors: &[],
@@ -211,6 +222,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGraphicsRunningProcesses,
             name: "nvmlDeviceGetGraphicsRunningProcesses",
             object: Object::Device(device),
             selectors: &[],
@@ -227,6 +239,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGraphicsRunningProcesses_v2,
             name: "nvmlDeviceGetGraphicsRunningProcesses_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -243,6 +256,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGraphicsRunningProcesses_v3,
             name: "nvmlDeviceGetGraphicsRunningProcesses_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -259,6 +273,7 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetJpgUtilization,
             name: "nvmlDeviceGetJpgUtilization",
             object: Object::Device(device),
             selectors: &[],
@@ -275,6 +290,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMPSComputeRunningProcesses,
             name: "nvmlDeviceGetMPSComputeRunningProcesses",
             object: Object::Device(device),
             selectors: &[],
@@ -291,6 +307,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMPSComputeRunningProcesses_v2,
             name: "nvmlDeviceGetMPSComputeRunningProcesses_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -307,6 +324,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMPSComputeRunningProcesses_v3,
             name: "nvmlDeviceGetMPSComputeRunningProcesses_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -323,6 +341,7 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetOfaUtilization,
             name: "nvmlDeviceGetOfaUtilization",
             object: Object::Device(device),
             selectors: &[],
@@ -340,6 +359,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetProcessUtilization,
             name: "nvmlDeviceGetProcessUtilization",
             object: Object::Device(device),
             selectors: &[lastSeenTimeStamp as i64],
@@ -363,6 +383,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetProcessesUtilizationInfo,
             name: "nvmlDeviceGetProcessesUtilizationInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -378,6 +399,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetRunningProcessDetailList,
             name: "nvmlDeviceGetRunningProcessDetailList",
             object: Object::Device(device),
             selectors: &[],
@@ -397,6 +419,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSamples,
             name: "nvmlDeviceGetSamples",
             object: Object::Device(device),
             selectors: &[r#type as i64, lastSeenTimeStamp as i64],
@@ -422,6 +445,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetUtilizationRates,
             name: "nvmlDeviceGetUtilizationRates",
             object: Object::Device(device),
             selectors: &[],
@@ -437,6 +461,7 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDevicePerfMetricsGetSamples_v1,
             name: "nvmlDevicePerfMetricsGetSamples_v1",
             object: Object::Device(device),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedEventTypes,
             name: "nvmlDeviceGetSupportedEventTypes",
             object: Object::Device(device),
             selectors: &[],
@@ -66,6 +68,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceRegisterEvents,
             name: "nvmlDeviceRegisterEvents",
             object: Object::Device(device),
             selectors: &[eventTypes as i64, set as i64],
@@ -78,6 +81,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetCreate,
             name: "nvmlEventSetCreate",
             object: Object::System,
             selectors: &[],
@@ -90,6 +94,7 @@ pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlRet
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetFree,
             name: "nvmlEventSetFree",
             object: Object::System,
             selectors: &[],
@@ -105,6 +110,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetGetContextCount_v1,
             name: "nvmlEventSetGetContextCount_v1",
             object: Object::System,
             selectors: &[],
@@ -120,6 +126,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetGetContextData_v1,
             name: "nvmlEventSetGetContextData_v1",
             object: Object::System,
             selectors: &[],
@@ -135,6 +142,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetGetContextInfo_v1,
             name: "nvmlEventSetGetContextInfo_v1",
             object: Object::System,
             selectors: &[crate::ffi::get(params).map_or(0, |r| r.index as i64)],
@@ -150,6 +158,7 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1,
             name: "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
             object: Object::System,
             selectors: &[crate::ffi::get(params).map_or(0, |r| r.index as i64)],
@@ -165,6 +174,7 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetRegisterGpuOperationalEvents_v1,
             name: "nvmlEventSetRegisterGpuOperationalEvents_v1",
             object: Object::System,
             selectors: &[],
@@ -181,6 +191,7 @@ pub unsafe extern "C" fn nvmlEventSetWait(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetWait,
             name: "nvmlEventSetWait",
             object: Object::System,
             selectors: &[timeoutms as i64],
@@ -197,6 +208,7 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetWait_v2,
             name: "nvmlEventSetWait_v2",
             object: Object::System,
             selectors: &[timeoutms as i64],
@@ -212,6 +224,7 @@ pub unsafe extern "C" fn nvmlEventSetWait_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlEventSetWait_v3,
             name: "nvmlEventSetWait_v3",
             object: Object::System,
             selectors: &[crate::ffi::get(params).map_or(0, |r| r.timeoutMs as i64)],
@@ -226,6 +239,7 @@ pub unsafe extern "C" fn nvmlSystemEventSetCreate(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemEventSetCreate,
             name: "nvmlSystemEventSetCreate",
             object: Object::System,
             selectors: &[],
@@ -240,6 +254,7 @@ pub unsafe extern "C" fn nvmlSystemEventSetFree(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemEventSetFree,
             name: "nvmlSystemEventSetFree",
             object: Object::System,
             selectors: &[],
@@ -254,6 +269,7 @@ pub unsafe extern "C" fn nvmlSystemEventSetWait(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemEventSetWait,
             name: "nvmlSystemEventSetWait",
             object: Object::System,
             selectors: &[],
@@ -268,6 +284,7 @@ pub unsafe extern "C" fn nvmlSystemRegisterEvents(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemRegisterEvents,
             name: "nvmlSystemRegisterEvents",
             object: Object::System,
             selectors: &[],

@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGetExcludedDeviceCount,
             name: "nvmlGetExcludedDeviceCount",
             object: Object::System,
             selectors: &[],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGetExcludedDeviceInfoByIndex,
             name: "nvmlGetExcludedDeviceInfoByIndex",
             object: Object::System,
             selectors: &[index as i64],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     device: nvmlDevice_t,
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceClearFieldValues,
             name: "nvmlDeviceClearFieldValues",
             object: Object::Device(device),
             selectors: &[],
@@ -67,6 +69,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetFieldValues,
             name: "nvmlDeviceGetFieldValues",
             object: Object::Device(device),
             selectors: &[],

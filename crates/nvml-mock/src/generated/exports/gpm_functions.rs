@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmMetricsGet,
             name: "nvmlGpmMetricsGet",
             object: Object::System,
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmMigSampleGet,
             name: "nvmlGpmMigSampleGet",
             object: Object::Device(device),
             selectors: &[gpuInstanceId as i64, gpmSample as i64],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmQueryDeviceSupport,
             name: "nvmlGpmQueryDeviceSupport",
             object: Object::Device(device),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmQueryIfStreamingEnabled,
             name: "nvmlGpmQueryIfStreamingEnabled",
             object: Object::Device(device),
             selectors: &[],
@@ -109,6 +114,7 @@ pub unsafe extern "C" fn nvmlGpmSampleAlloc(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmSampleAlloc,
             name: "nvmlGpmSampleAlloc",
             object: Object::System,
             selectors: &[],
@@ -121,6 +127,7 @@ pub unsafe extern "C" fn nvmlGpmSampleAlloc(
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmSampleFree,
             name: "nvmlGpmSampleFree",
             object: Object::System,
             selectors: &[],
@@ -136,6 +143,7 @@ pub unsafe extern "C" fn nvmlGpmSampleGet(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmSampleGet,
             name: "nvmlGpmSampleGet",
             object: Object::Device(device),
             selectors: &[gpmSample as i64],
@@ -151,6 +159,7 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpmSetStreamingEnabled,
             name: "nvmlGpmSetStreamingEnabled",
             object: Object::Device(device),
             selectors: &[state as i64],

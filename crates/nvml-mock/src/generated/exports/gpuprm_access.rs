@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceReadPRMCounters_v1,
             name: "nvmlDeviceReadPRMCounters_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceReadWritePRM_v1,
             name: "nvmlDeviceReadWritePRM_v1",
             object: Object::Device(device),
             selectors: &[],

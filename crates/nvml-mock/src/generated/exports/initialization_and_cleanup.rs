@@ -43,10 +43,12 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlInit,
             name: "nvmlInit",
             object: Object::System,
             selectors: &[],
@@ -59,6 +61,7 @@ pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlInitWithFlags,
             name: "nvmlInitWithFlags",
             object: Object::System,
             selectors: &[flags as i64],
@@ -71,6 +74,7 @@ pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlInit_v2,
             name: "nvmlInit_v2",
             object: Object::System,
             selectors: &[],
@@ -83,6 +87,7 @@ pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlShutdown,
             name: "nvmlShutdown",
             object: Object::System,
             selectors: &[],

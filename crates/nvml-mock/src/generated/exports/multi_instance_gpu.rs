@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
     computeInstance: nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlComputeInstanceDestroy,
             name: "nvmlComputeInstanceDestroy",
             object: Object::ComputeInstance(computeInstance),
             selectors: &[],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlComputeInstanceGetInfo,
             name: "nvmlComputeInstanceGetInfo",
             object: Object::ComputeInstance(computeInstance),
             selectors: &[],
@@ -79,6 +82,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlComputeInstanceGetInfo_v2,
             name: "nvmlComputeInstanceGetInfo_v2",
             object: Object::ComputeInstance(computeInstance),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceCreateGpuInstance,
             name: "nvmlDeviceCreateGpuInstance",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -112,6 +117,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceCreateGpuInstanceWithPlacement,
             name: "nvmlDeviceCreateGpuInstanceWithPlacement",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -135,6 +141,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetComputeInstanceId,
             name: "nvmlDeviceGetComputeInstanceId",
             object: Object::Device(device),
             selectors: &[],
@@ -150,6 +157,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetDeviceHandleFromMigDeviceHandle,
             name: "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
             object: Object::Device(migDevice),
             selectors: &[],
@@ -166,6 +174,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceById,
             name: "nvmlDeviceGetGpuInstanceById",
             object: Object::Device(device),
             selectors: &[id as i64],
@@ -181,6 +190,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceId,
             name: "nvmlDeviceGetGpuInstanceId",
             object: Object::Device(device),
             selectors: &[],
@@ -198,6 +208,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstancePossiblePlacements,
             name: "nvmlDeviceGetGpuInstancePossiblePlacements",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -223,6 +234,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstancePossiblePlacements_v2,
             name: "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -247,6 +259,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceProfileInfo,
             name: "nvmlDeviceGetGpuInstanceProfileInfo",
             object: Object::Device(device),
             selectors: &[profile as i64],
@@ -263,6 +276,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceProfileInfoByIdV,
             name: "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -279,6 +293,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceProfileInfoV,
             name: "nvmlDeviceGetGpuInstanceProfileInfoV",
             object: Object::Device(device),
             selectors: &[profile as i64],
@@ -295,6 +310,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstanceRemainingCapacity,
             name: "nvmlDeviceGetGpuInstanceRemainingCapacity",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -312,6 +328,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGpuInstances,
             name: "nvmlDeviceGetGpuInstances",
             object: Object::Device(device),
             selectors: &[profileId as i64],
@@ -327,6 +344,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMaxMigDeviceCount,
             name: "nvmlDeviceGetMaxMigDeviceCount",
             object: Object::Device(device),
             selectors: &[],
@@ -343,6 +361,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMigDeviceHandleByIndex,
             name: "nvmlDeviceGetMigDeviceHandleByIndex",
             object: Object::Device(device),
             selectors: &[index as i64],
@@ -359,6 +378,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetMigMode,
             name: "nvmlDeviceGetMigMode",
             object: Object::Device(device),
             selectors: &[],
@@ -374,6 +394,7 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceIsMigDeviceHandle,
             name: "nvmlDeviceIsMigDeviceHandle",
             object: Object::Device(device),
             selectors: &[],
@@ -390,6 +411,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetMigMode,
             name: "nvmlDeviceSetMigMode",
             object: Object::Device(device),
             selectors: &[mode as i64],
@@ -406,6 +428,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceCreateComputeInstance,
             name: "nvmlGpuInstanceCreateComputeInstance",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profileId as i64],
@@ -430,6 +453,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceCreateComputeInstanceWithPlacement,
             name: "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profileId as i64],
@@ -452,6 +476,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceDestroy,
             name: "nvmlGpuInstanceDestroy",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -468,6 +493,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstanceById,
             name: "nvmlGpuInstanceGetComputeInstanceById",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[id as i64],
@@ -485,6 +511,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstancePossiblePlacements,
             name: "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profileId as i64],
@@ -510,6 +537,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstanceProfileInfo,
             name: "nvmlGpuInstanceGetComputeInstanceProfileInfo",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profile as i64, engProfile as i64],
@@ -535,6 +563,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstanceProfileInfoV,
             name: "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profile as i64, engProfile as i64],
@@ -559,6 +588,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
             name: "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profileId as i64],
@@ -583,6 +613,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetComputeInstances,
             name: "nvmlGpuInstanceGetComputeInstances",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[profileId as i64],
@@ -606,6 +637,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetInfo,
             name: "nvmlGpuInstanceGetInfo",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     device: nvmlDevice_t,
@@ -52,6 +53,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceFreezeNvLinkUtilizationCounter,
             name: "nvmlDeviceFreezeNvLinkUtilizationCounter",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64, freeze as i64],
@@ -69,6 +71,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkCapability,
             name: "nvmlDeviceGetNvLinkCapability",
             object: Object::Device(device),
             selectors: &[link as i64, capability as i64],
@@ -86,6 +89,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkErrorCounter,
             name: "nvmlDeviceGetNvLinkErrorCounter",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64],
@@ -101,6 +105,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkInfo,
             name: "nvmlDeviceGetNvLinkInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -116,6 +121,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkInfo_v3,
             name: "nvmlDeviceGetNvLinkInfo_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -132,6 +138,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkRemoteDeviceType,
             name: "nvmlDeviceGetNvLinkRemoteDeviceType",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -148,6 +155,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkRemotePciInfo,
             name: "nvmlDeviceGetNvLinkRemotePciInfo",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -164,6 +172,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkRemotePciInfo_v2,
             name: "nvmlDeviceGetNvLinkRemotePciInfo_v2",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -180,6 +189,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkState,
             name: "nvmlDeviceGetNvLinkState",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -195,6 +205,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkTelemetrySamples_v1,
             name: "nvmlDeviceGetNvLinkTelemetrySamples_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -212,6 +223,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkUtilizationControl,
             name: "nvmlDeviceGetNvLinkUtilizationControl",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64],
@@ -230,6 +242,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkUtilizationCounter,
             name: "nvmlDeviceGetNvLinkUtilizationCounter",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64],
@@ -255,6 +268,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvLinkVersion,
             name: "nvmlDeviceGetNvLinkVersion",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -270,6 +284,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvlinkBwMode,
             name: "nvmlDeviceGetNvlinkBwMode",
             object: Object::Device(device),
             selectors: &[],
@@ -285,6 +300,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvlinkNvlePrivateInfo_v1,
             name: "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -300,6 +316,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvlinkRemapTableInfo_v1,
             name: "nvmlDeviceGetNvlinkRemapTableInfo_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -315,6 +332,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetNvlinkSupportedBwModes,
             name: "nvmlDeviceGetNvlinkSupportedBwModes",
             object: Object::Device(device),
             selectors: &[],
@@ -330,6 +348,7 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceLockNvlinkRemapTable_v1,
             name: "nvmlDeviceLockNvlinkRemapTable_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -345,6 +364,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceResetNvLinkErrorCounters,
             name: "nvmlDeviceResetNvLinkErrorCounters",
             object: Object::Device(device),
             selectors: &[link as i64],
@@ -361,6 +381,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceResetNvLinkUtilizationCounter,
             name: "nvmlDeviceResetNvLinkUtilizationCounter",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64],
@@ -376,6 +397,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetNvLinkDeviceLowPowerThreshold,
             name: "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
             object: Object::Device(device),
             selectors: &[],
@@ -394,6 +416,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetNvLinkUtilizationControl,
             name: "nvmlDeviceSetNvLinkUtilizationControl",
             object: Object::Device(device),
             selectors: &[link as i64, counter as i64, reset as i64],
@@ -418,6 +441,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetNvlinkBwMode,
             name: "nvmlDeviceSetNvlinkBwMode",
             object: Object::Device(device),
             selectors: &[],
@@ -433,6 +457,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetNvlinkBwModeAsync_v1,
             name: "nvmlDeviceSetNvlinkBwModeAsync_v1",
             object: Object::Device(device),
             selectors: &[
@@ -451,6 +476,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetNvlinkNvleReady_v1,
             name: "nvmlDeviceSetNvlinkNvleReady_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -466,6 +492,7 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1,
             name: "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
             object: Object::Device(device),
             selectors: &[],
@@ -480,6 +507,7 @@ pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetNvlinkBwMode,
             name: "nvmlSystemGetNvlinkBwMode",
             object: Object::System,
             selectors: &[],
@@ -494,6 +522,7 @@ pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemSetNvlinkBwMode,
             name: "nvmlSystemSetNvlinkBwMode",
             object: Object::System,
             selectors: &[nvlinkBwMode as i64],

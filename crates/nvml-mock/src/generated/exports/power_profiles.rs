@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles,
             name: "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
             object: Object::Device(device),
             selectors: &[],
@@ -71,6 +73,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles,
             name: "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
             object: Object::Device(device),
             selectors: &[],
@@ -86,6 +89,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceWorkloadPowerProfileGetProfilesInfo,
             name: "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -101,6 +105,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles,
             name: "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
             object: Object::Device(device),
             selectors: &[],
@@ -122,6 +127,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1,
             name: "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
             object: Object::Device(device),
             selectors: &[],

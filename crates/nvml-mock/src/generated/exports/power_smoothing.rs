@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDevicePowerSmoothingActivatePresetProfile,
             name: "nvmlDevicePowerSmoothingActivatePresetProfile",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDevicePowerSmoothingSetState,
             name: "nvmlDevicePowerSmoothingSetState",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDevicePowerSmoothingUpdatePresetProfileParam,
             name: "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
             object: Object::Device(device),
             selectors: &[],

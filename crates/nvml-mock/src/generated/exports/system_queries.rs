@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetCPER_v1,
             name: "nvmlSystemGetCPER_v1",
             object: Object::System,
             selectors: &[],
@@ -63,6 +65,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetCudaDriverVersion,
             name: "nvmlSystemGetCudaDriverVersion",
             object: Object::System,
             selectors: &[],
@@ -77,6 +80,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetCudaDriverVersion_v2,
             name: "nvmlSystemGetCudaDriverVersion_v2",
             object: Object::System,
             selectors: &[],
@@ -92,6 +96,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetDriverBranch,
             name: "nvmlSystemGetDriverBranch",
             object: Object::System,
             selectors: &[],
@@ -107,6 +112,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetDriverVersion,
             name: "nvmlSystemGetDriverVersion",
             object: Object::System,
             selectors: &[],
@@ -122,6 +128,7 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetHicVersion,
             name: "nvmlSystemGetHicVersion",
             object: Object::System,
             selectors: &[],
@@ -137,6 +144,7 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetNVMLVersion,
             name: "nvmlSystemGetNVMLVersion",
             object: Object::System,
             selectors: &[],
@@ -153,6 +161,7 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetProcessName,
             name: "nvmlSystemGetProcessName",
             object: Object::System,
             selectors: &[pid as i64],
@@ -169,6 +178,7 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSystemGetTopologyGpuSet,
             name: "nvmlSystemGetTopologyGpuSet",
             object: Object::System,
             selectors: &[cpuNumber as i64],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCapabilities,
             name: "nvmlDeviceGetCapabilities",
             object: Object::Device(device),
             selectors: &[],

@@ -43,10 +43,12 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetCount,
             name: "nvmlUnitGetCount",
             object: Object::System,
             selectors: &[],
@@ -63,6 +65,7 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetDevices,
             name: "nvmlUnitGetDevices",
             object: Object::Unit(unit),
             selectors: &[],
@@ -78,6 +81,7 @@ pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetFanSpeedInfo,
             name: "nvmlUnitGetFanSpeedInfo",
             object: Object::Unit(unit),
             selectors: &[],
@@ -93,6 +97,7 @@ pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetHandleByIndex,
             name: "nvmlUnitGetHandleByIndex",
             object: Object::System,
             selectors: &[index as i64],
@@ -108,6 +113,7 @@ pub unsafe extern "C" fn nvmlUnitGetLedState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetLedState,
             name: "nvmlUnitGetLedState",
             object: Object::Unit(unit),
             selectors: &[],
@@ -123,6 +129,7 @@ pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetPsuInfo,
             name: "nvmlUnitGetPsuInfo",
             object: Object::Unit(unit),
             selectors: &[],
@@ -139,6 +146,7 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetTemperature,
             name: "nvmlUnitGetTemperature",
             object: Object::Unit(unit),
             selectors: &[r#type as i64],
@@ -154,6 +162,7 @@ pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlUnitGetUnitInfo,
             name: "nvmlUnitGetUnitInfo",
             object: Object::Unit(unit),
             selectors: &[],

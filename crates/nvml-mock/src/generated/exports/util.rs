@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuInstancesUtilizationInfo,
             name: "nvmlDeviceGetVgpuInstancesUtilizationInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -67,6 +69,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuProcessUtilization,
             name: "nvmlDeviceGetVgpuProcessUtilization",
             object: Object::Device(device),
             selectors: &[lastSeenTimeStamp as i64],
@@ -90,6 +93,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuProcessesUtilizationInfo,
             name: "nvmlDeviceGetVgpuProcessesUtilizationInfo",
             object: Object::Device(device),
             selectors: &[],
@@ -108,6 +112,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuUtilization,
             name: "nvmlDeviceGetVgpuUtilization",
             object: Object::Device(device),
             selectors: &[lastSeenTimeStamp as i64],
@@ -131,6 +136,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceClearAccountingPids,
             name: "nvmlVgpuInstanceClearAccountingPids",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -146,6 +152,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetAccountingMode,
             name: "nvmlVgpuInstanceGetAccountingMode",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -162,6 +169,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetAccountingPids,
             name: "nvmlVgpuInstanceGetAccountingPids",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -178,6 +186,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetAccountingStats,
             name: "nvmlVgpuInstanceGetAccountingStats",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[pid as i64],
@@ -193,6 +202,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetLicenseInfo,
             name: "nvmlVgpuInstanceGetLicenseInfo",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -208,6 +218,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetLicenseInfo_v2,
             name: "nvmlVgpuInstanceGetLicenseInfo_v2",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
     device: nvmlDevice_t,
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetActiveVgpus,
             name: "nvmlDeviceGetActiveVgpus",
             object: Object::Device(device),
             selectors: &[],
@@ -67,6 +69,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetCreatableVgpus,
             name: "nvmlDeviceGetCreatableVgpus",
             object: Object::Device(device),
             selectors: &[],
@@ -83,6 +86,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetSupportedVgpus,
             name: "nvmlDeviceGetSupportedVgpus",
             object: Object::Device(device),
             selectors: &[],
@@ -99,6 +103,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuCapabilities,
             name: "nvmlDeviceGetVgpuCapabilities",
             object: Object::Device(device),
             selectors: &[capability as i64],
@@ -114,6 +119,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuSchedulerLog_v2,
             name: "nvmlDeviceGetVgpuSchedulerLog_v2",
             object: Object::Device(device),
             selectors: &[
@@ -131,6 +137,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuSchedulerState_v2,
             name: "nvmlDeviceGetVgpuSchedulerState_v2",
             object: Object::Device(device),
             selectors: &[
@@ -148,6 +155,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetVgpuSchedulerState_v2,
             name: "nvmlDeviceSetVgpuSchedulerState_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -163,6 +171,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGetVgpuDriverCapabilities,
             name: "nvmlGetVgpuDriverCapabilities",
             object: Object::System,
             selectors: &[capability as i64],
@@ -178,6 +187,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetActiveVgpus,
             name: "nvmlGpuInstanceGetActiveVgpus",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -193,6 +203,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetCreatableVgpus,
             name: "nvmlGpuInstanceGetCreatableVgpus",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -208,6 +219,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuHeterogeneousMode,
             name: "nvmlGpuInstanceGetVgpuHeterogeneousMode",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -223,6 +235,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuSchedulerLog,
             name: "nvmlGpuInstanceGetVgpuSchedulerLog",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -238,6 +251,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuSchedulerLog_v2,
             name: "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[
@@ -255,6 +269,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuSchedulerState,
             name: "nvmlGpuInstanceGetVgpuSchedulerState",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -270,6 +285,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuSchedulerState_v2,
             name: "nvmlGpuInstanceGetVgpuSchedulerState_v2",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[
@@ -287,6 +303,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceGetVgpuTypeCreatablePlacements,
             name: "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -308,6 +325,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceSetVgpuHeterogeneousMode,
             name: "nvmlGpuInstanceSetVgpuHeterogeneousMode",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -323,6 +341,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceSetVgpuSchedulerState,
             name: "nvmlGpuInstanceSetVgpuSchedulerState",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -338,6 +357,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGpuInstanceSetVgpuSchedulerState_v2,
             name: "nvmlGpuInstanceSetVgpuSchedulerState_v2",
             object: Object::GpuInstance(gpuInstance),
             selectors: &[],
@@ -353,6 +373,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetEccMode,
             name: "nvmlVgpuInstanceGetEccMode",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -368,6 +389,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetEncoderCapacity,
             name: "nvmlVgpuInstanceGetEncoderCapacity",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -384,6 +406,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetEncoderSessions,
             name: "nvmlVgpuInstanceGetEncoderSessions",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -401,6 +424,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetEncoderStats,
             name: "nvmlVgpuInstanceGetEncoderStats",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -425,6 +449,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetFBCSessions,
             name: "nvmlVgpuInstanceGetFBCSessions",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -440,6 +465,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetFBCStats,
             name: "nvmlVgpuInstanceGetFBCStats",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -455,6 +481,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetFbUsage,
             name: "nvmlVgpuInstanceGetFbUsage",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -470,6 +497,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetFrameRateLimit,
             name: "nvmlVgpuInstanceGetFrameRateLimit",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -485,6 +513,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetGpuInstanceId,
             name: "nvmlVgpuInstanceGetGpuInstanceId",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -501,6 +530,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetGpuPciId,
             name: "nvmlVgpuInstanceGetGpuPciId",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -516,6 +546,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetLicenseStatus,
             name: "nvmlVgpuInstanceGetLicenseStatus",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -532,6 +563,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetMdevUUID,
             name: "nvmlVgpuInstanceGetMdevUUID",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -547,6 +579,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetType,
             name: "nvmlVgpuInstanceGetType",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -563,6 +596,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetUUID,
             name: "nvmlVgpuInstanceGetUUID",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -579,6 +613,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetVmDriverVersion,
             name: "nvmlVgpuInstanceGetVmDriverVersion",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -596,6 +631,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetVmID,
             name: "nvmlVgpuInstanceGetVmID",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -611,6 +647,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceSetEncoderCapacity,
             name: "nvmlVgpuInstanceSetEncoderCapacity",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[encoderCapacity as i64],
@@ -626,6 +663,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetBAR1Info,
             name: "nvmlVgpuTypeGetBAR1Info",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -642,6 +680,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetCapabilities,
             name: "nvmlVgpuTypeGetCapabilities",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[capability as i64],
@@ -658,6 +697,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetClass,
             name: "nvmlVgpuTypeGetClass",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -674,6 +714,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetDeviceID,
             name: "nvmlVgpuTypeGetDeviceID",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -689,6 +730,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetFrameRateLimit,
             name: "nvmlVgpuTypeGetFrameRateLimit",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -704,6 +746,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetFramebufferSize,
             name: "nvmlVgpuTypeGetFramebufferSize",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -719,6 +762,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetGpuInstanceProfileId,
             name: "nvmlVgpuTypeGetGpuInstanceProfileId",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -735,6 +779,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetLicense,
             name: "nvmlVgpuTypeGetLicense",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -751,6 +796,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetMaxInstances,
             name: "nvmlVgpuTypeGetMaxInstances",
             object: Object::Device(device),
             selectors: &[vgpuTypeId as i64],
@@ -765,6 +811,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetMaxInstancesPerGpuInstance,
             name: "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
             object: Object::System,
             selectors: &[
@@ -782,6 +829,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetMaxInstancesPerVm,
             name: "nvmlVgpuTypeGetMaxInstancesPerVm",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -798,6 +846,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetName,
             name: "nvmlVgpuTypeGetName",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -813,6 +862,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetNumDisplayHeads,
             name: "nvmlVgpuTypeGetNumDisplayHeads",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -830,6 +880,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetResolution,
             name: "nvmlVgpuTypeGetResolution",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[displayIndex as i64],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     device: nvmlDevice_t,
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetPgpuMetadataString,
             name: "nvmlDeviceGetPgpuMetadataString",
             object: Object::Device(device),
             selectors: &[],
@@ -67,6 +69,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuMetadata,
             name: "nvmlDeviceGetVgpuMetadata",
             object: Object::Device(device),
             selectors: &[],
@@ -82,6 +85,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuSchedulerCapabilities,
             name: "nvmlDeviceGetVgpuSchedulerCapabilities",
             object: Object::Device(device),
             selectors: &[],
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuSchedulerLog,
             name: "nvmlDeviceGetVgpuSchedulerLog",
             object: Object::Device(device),
             selectors: &[],
@@ -112,6 +117,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuSchedulerState,
             name: "nvmlDeviceGetVgpuSchedulerState",
             object: Object::Device(device),
             selectors: &[],
@@ -127,6 +133,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetVgpuSchedulerState,
             name: "nvmlDeviceSetVgpuSchedulerState",
             object: Object::Device(device),
             selectors: &[],
@@ -143,6 +150,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGetVgpuCompatibility,
             name: "nvmlGetVgpuCompatibility",
             object: Object::System,
             selectors: &[],
@@ -158,6 +166,7 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlGetVgpuVersion,
             name: "nvmlGetVgpuVersion",
             object: Object::System,
             selectors: &[],
@@ -172,6 +181,7 @@ pub unsafe extern "C" fn nvmlSetVgpuVersion(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlSetVgpuVersion,
             name: "nvmlSetVgpuVersion",
             object: Object::System,
             selectors: &[],
@@ -188,6 +198,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetMetadata,
             name: "nvmlVgpuInstanceGetMetadata",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],

@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     device: nvmlDevice_t,
@@ -50,6 +51,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGridLicensableFeatures,
             name: "nvmlDeviceGetGridLicensableFeatures",
             object: Object::Device(device),
             selectors: &[],
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGridLicensableFeatures_v2,
             name: "nvmlDeviceGetGridLicensableFeatures_v2",
             object: Object::Device(device),
             selectors: &[],
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGridLicensableFeatures_v3,
             name: "nvmlDeviceGetGridLicensableFeatures_v3",
             object: Object::Device(device),
             selectors: &[],
@@ -95,6 +99,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetGridLicensableFeatures_v4,
             name: "nvmlDeviceGetGridLicensableFeatures_v4",
             object: Object::Device(device),
             selectors: &[],
@@ -110,6 +115,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetHostVgpuMode,
             name: "nvmlDeviceGetHostVgpuMode",
             object: Object::Device(device),
             selectors: &[],
@@ -125,6 +131,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuHeterogeneousMode,
             name: "nvmlDeviceGetVgpuHeterogeneousMode",
             object: Object::Device(device),
             selectors: &[],
@@ -141,6 +148,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuTypeCreatablePlacements,
             name: "nvmlDeviceGetVgpuTypeCreatablePlacements",
             object: Object::Device(device),
             selectors: &[],
@@ -164,6 +172,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVgpuTypeSupportedPlacements,
             name: "nvmlDeviceGetVgpuTypeSupportedPlacements",
             object: Object::Device(device),
             selectors: &[],
@@ -186,6 +195,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceGetVirtualizationMode,
             name: "nvmlDeviceGetVirtualizationMode",
             object: Object::Device(device),
             selectors: &[],
@@ -202,6 +212,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetVgpuCapabilities,
             name: "nvmlDeviceSetVgpuCapabilities",
             object: Object::Device(device),
             selectors: &[capability as i64, state as i64],
@@ -217,6 +228,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetVgpuHeterogeneousMode,
             name: "nvmlDeviceSetVgpuHeterogeneousMode",
             object: Object::Device(device),
             selectors: &[],
@@ -232,6 +244,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceSetVirtualizationMode,
             name: "nvmlDeviceSetVirtualizationMode",
             object: Object::Device(device),
             selectors: &[virtualMode as i64],
@@ -246,6 +259,7 @@ pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceVgpuForceGspUnload,
             name: "nvmlDeviceVgpuForceGspUnload",
             object: Object::Device(device),
             selectors: &[],
@@ -261,6 +275,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetPlacementId,
             name: "nvmlVgpuInstanceGetPlacementId",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -276,6 +291,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuInstanceGetRuntimeStateSize,
             name: "nvmlVgpuInstanceGetRuntimeStateSize",
             object: Object::VgpuInstance(vgpuInstance),
             selectors: &[],
@@ -291,6 +307,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetFbReservation,
             name: "nvmlVgpuTypeGetFbReservation",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],
@@ -306,6 +323,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlVgpuTypeGetGspHeapSize,
             name: "nvmlVgpuTypeGetGspHeapSize",
             object: Object::VgpuType(vgpuTypeId),
             selectors: &[],

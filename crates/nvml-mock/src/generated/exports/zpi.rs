@@ -43,12 +43,14 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
+use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceDiscoverGpus,
             name: "nvmlDeviceDiscoverGpus",
             object: Object::System,
             selectors: &[],
@@ -64,6 +66,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceModifyDrainState,
             name: "nvmlDeviceModifyDrainState",
             object: Object::System,
             selectors: &[newState as i64],
@@ -79,6 +82,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceQueryDrainState,
             name: "nvmlDeviceQueryDrainState",
             object: Object::System,
             selectors: &[],
@@ -93,6 +97,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceRemoveGpu,
             name: "nvmlDeviceRemoveGpu",
             object: Object::System,
             selectors: &[],
@@ -109,6 +114,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 ) -> nvmlReturn_t {
     api_entry(
         Call {
+            id: id::nvmlDeviceRemoveGpu_v2,
             name: "nvmlDeviceRemoveGpu_v2",
             object: Object::System,
             selectors: &[gpuState as i64, linkState as i64],

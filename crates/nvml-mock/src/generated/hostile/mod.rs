@@ -47,7 +47,7 @@ impl Answer for Hostile {
     }
     fn answer(
         &self,
-        function: &'static str,
+        id: usize,
         object: Object,
         selectors: &[i64],
         write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
