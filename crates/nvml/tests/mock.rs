@@ -94,6 +94,7 @@ fn h100_system_versions() {
 #[test]
 fn h100_identity_of_every_device() {
     let Some(nvml) = in_profile("h100_identity_of_every_device", "h100") else { return };
+    let mut platform_ids = std::collections::BTreeSet::new();
     for (i, &(uuid, serial, bus, board, numa)) in H100.iter().enumerate() {
         let i = i as u32;
         let d = nvml.device_by_index(i).unwrap();
@@ -105,6 +106,7 @@ fn h100_identity_of_every_device() {
         assert_eq!(d.module_id(), Ok(i + 1), "module_id of device {i}");
         assert_eq!(d.board_id(), Ok(board), "board_id of device {i}");
         assert_eq!(d.numa_node_id(), Ok(numa), "numa_node of device {i}");
+        platform_ids.insert(d.pdi().unwrap().value);
         let pci = d.pci_info().unwrap();
         assert_eq!(pci.bus_id, format!("00000000:{bus:02X}:00.0"), "pci.bus of device {i}");
         assert_eq!(pci.bus_id_legacy, format!("0000:{bus:02X}:00.0"), "legacy bus id of device {i}");
@@ -117,6 +119,7 @@ fn h100_identity_of_every_device() {
         let by_serial = nvml.device_by_serial(serial);
         assert_eq!(by_serial.as_ref(), Ok(&d), "device_by_serial({serial})");
     }
+    assert_eq!(platform_ids.len(), H100.len(), "each GPU has its own platform identifier: {platform_ids:x?}");
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
     assert_eq!(d0.architecture(), Ok(DeviceArchitecture::HOPPER), "architecture");
