@@ -123,8 +123,9 @@ pub use manual::*;
 pub use nvml::{Builder, Nvml};
 pub use nvml_sys as sys;
 /// The number of NVLink links a device can have (`NVML_NVLINK_MAX_LINKS`): the NVLink methods
-/// take a link index below it.
-pub use nvml_sys::NVML_NVLINK_MAX_LINKS as NVLINK_MAX_LINKS;
+/// take a link index below it (`for link in 0..NVLINK_MAX_LINKS`), a `u32` as they do.
+#[doc(alias = "NVML_NVLINK_MAX_LINKS")]
+pub const NVLINK_MAX_LINKS: u32 = nvml_sys::NVML_NVLINK_MAX_LINKS as u32;
 pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -1,4 +1,5 @@
-//! The examples `uuids` and `smi` run against the mock's H100 profile and print its values.
+//! The examples run against the mock's profiles and print their values: `uuids` and `smi`, and
+//! the ports of nvml-wrapper programs (`basic_usage`, `event_loop`, `gpu_processes`).
 //!
 //! `cargo test` builds the examples before it runs integration tests, into
 //! `target/<profile>/examples/`, next to this test's `target/<profile>/deps/`. A run that
@@ -12,6 +13,11 @@ use nvml_mock::testing::mock_path;
 /// Runs the example `name` against the mock with `profile`; its stdout, after checking that it
 /// succeeded and printed nothing on stderr.
 fn run_example(name: &str, profile: &str) -> String {
+    run_example_with(name, profile, &[])
+}
+
+/// [`run_example`] with command-line arguments.
+fn run_example_with(name: &str, profile: &str, args: &[&str]) -> String {
     // This test runs in target/<profile>/deps/; the examples are in target/<profile>/examples/.
     let test_exe = std::env::current_exe().unwrap();
     let exe = test_exe.parent().unwrap().with_file_name("examples").join(name);
@@ -21,6 +27,7 @@ fn run_example(name: &str, profile: &str) -> String {
         exe.display()
     );
     let out = Command::new(&exe)
+        .args(args)
         .env("NVML_LIBRARY_PATH", mock_path())
         .env("NVML_MOCK_PROFILE", profile)
         .env_remove("NVML_MOCK_FAULTS")
@@ -116,4 +123,89 @@ fn smi_prints_another_profile() {
     let gpu_rows = rows(out.split_once("Processes:").unwrap().0);
     assert_eq!(gpu_rows[0][1], "Tesla T4", "{out}");
     assert_eq!(gpu_rows[0][5], "9W / 70W", "{out}");
+}
+
+/// The port of nvml-wrapper's `basic_usage`: the first GPU of two profiles, every number of the
+/// sentence from the library (the H100 profile's PCIe gen 5 and 32 GT/s, where the driver
+/// answers the link's maximum as the code `NVML_PCIE_LINK_MAX_SPEED_32000MBPS`, 5).
+#[test]
+fn basic_usage_describes_the_first_gpu() {
+    let out = run_example("basic_usage", "h100");
+    assert!(
+        out.contains(
+            "Your NVIDIA H100 80GB HBM3 (architecture: Hopper, CUDA cores: 16896) is currently sitting at 31 °C \
+             with a graphics clock of 345 MHz and a memory clock of 2619 MHz. Memory usage is 1.61 GB out of an \
+             available 85.52 GB. Right now the device is connected via a PCIe gen 5 x16 interface with a transfer \
+             rate of 32 GT/s per lane; the max your hardware supports is PCIe gen 5 x16 at a transfer rate of \
+             32 GT/s per lane."
+        ),
+        "{out}"
+    );
+    assert!(out.contains("This device is not on a multi-GPU board.\n"), "{out}");
+    assert!(out.contains("System CUDA version: 13.0\n"), "{out}");
+
+    let out = run_example("basic_usage", "t4");
+    assert!(out.contains("Your Tesla T4 (architecture: Turing, CUDA cores: 2560)"), "{out}");
+    assert!(out.contains("PCIe gen 3 x16 at a transfer rate of 8 GT/s per lane."), "{out}");
+    assert!(out.contains("System CUDA version: 12.2\n"), "{out}");
+}
+
+/// The port of nvml-wrapper's `event_loop`, against an H100 profile whose GPU 0 has a clock
+/// change, a P-state change and XID 79 pending, and GPU 1 a clock change that the example,
+/// which registers GPU 0 only, must not see. It handles three events and exits.
+#[test]
+fn event_loop_prints_the_first_gpus_events() {
+    let profile = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("event-loop.yaml");
+    std::fs::write(
+        &profile,
+        "base: h100\n\
+         events:\n\
+         \x20 - {device: 1, type: nvmlEventTypeClock}\n\
+         \x20 - {device: 0, type: nvmlEventTypeClock}\n\
+         \x20 - {device: 0, type: nvmlEventTypePState}\n\
+         \x20 - {device: 0, type: nvmlEventTypeXidCriticalError, data: 79}\n",
+    )
+    .unwrap();
+    let out = run_example_with("event_loop", profile.to_str().unwrap(), &["3"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0], format!("ClockChange      event for device with UUID {:?}", H100_UUIDS[0]));
+    assert_eq!(lines[1], format!("PowerStateChange event for device with UUID {:?}", H100_UUIDS[0]));
+    assert!(lines[2].starts_with("A different event occurred: EventData {"), "{out}");
+    assert!(lines[2].contains("event_type: EventTypes(XID_CRITICAL_ERROR), event_data: 79"), "{out}");
+}
+
+/// The port of a gpustat-like program: a line per GPU with its processes by name, the MIG
+/// devices of GPU 7 (in MIG mode in the H100 profile) and the 18 NVLink links of each GPU.
+#[test]
+fn gpu_processes_lists_gpus_mig_devices_and_links() {
+    let out = run_example("gpu_processes", "h100");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "driver 580.82.07", "{out}");
+    assert_eq!(
+        lines[1],
+        "[0] NVIDIA H100 80GB HBM3 | 31'C | 37 % | 1538 / 81559 MB | python3/4242(1024M),trainer/4250(512M)"
+    );
+    let gpus: Vec<&&str> = lines.iter().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(gpus.len(), 8, "{out}");
+    assert_eq!(*gpus[1], "[1] NVIDIA H100 80GB HBM3 | 31'C | 0 % | 2 / 81559 MB", "no processes: {out}");
+    // GPU 7 reports utilization per GPU instance, not per GPU: that part is left out.
+    assert_eq!(*gpus[7], "[7] NVIDIA H100 80GB HBM3 | 31'C | 2 / 81559 MB", "{out}");
+    let mig: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("MIG ")).collect();
+    assert_eq!(mig.len(), 3, "{out}");
+    assert!(mig[0].starts_with("    MIG 0 (GPU instance 1) | 0 / 40192 MB"), "{out}");
+    let after_gpu7 = out.split_once(*gpus[7]).unwrap().1;
+    assert!(after_gpu7.trim_start().starts_with("MIG 0"), "the MIG devices follow GPU 7: {out}");
+    let nvlink: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("NVLink: ")).collect();
+    assert_eq!(nvlink.len(), 8, "{out}");
+    assert!(nvlink.iter().all(|l| l.starts_with("    NVLink: 18 links active, to ")), "{out}");
+
+    // The T4 has neither MIG nor NVLink.
+    let out = run_example("gpu_processes", "t4");
+    assert_eq!(out.lines().count(), 9, "{out}");
+    assert!(out.lines().skip(1).all(|l| l.starts_with('[')), "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("[0] Tesla T4 | 35'C | 37 % | 1538 / 15360 MB | python3/4242"),
+        "{out}"
+    );
 }

@@ -321,11 +321,11 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     assert_eq!(d.pcie_throughput(PcieUtilCounter::RX_BYTES), Ok(531), "pcie.rx_kbps");
     assert_eq!(d.pcie_replay_counter(), Ok(1), "pcie.replay_counter");
     assert_eq!(d.pcie_speed(), Ok(32000), "pcie.speed_mbps");
-    assert_eq!(
-        d.pcie_link_max_speed(),
-        Ok(sys::NVML_PCIE_LINK_MAX_SPEED_32000MBPS as u32),
-        "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s"
-    );
+    let max_speed = d.pcie_link_max_speed();
+    assert_eq!(max_speed, Ok(PcieLinkMaxSpeed::SPEED_32000MBPS), "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s");
+    assert_eq!(max_speed.map(PcieLinkMaxSpeed::mbps), Ok(Some(32000)), "the speed the code stands for");
+    assert_eq!(PcieLinkMaxSpeed::INVALID.mbps(), None);
+    assert_eq!(PcieLinkMaxSpeed(77).mbps(), None, "a code the header does not name");
     // Utilisation: device 0 overrides the defaults.
     assert_eq!(
         d.utilization_rates(),

@@ -84,6 +84,18 @@ pub fn constant_names(names: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The name in its type of a constant of a `bitflags` or `values` rule: what follows the rule's
+/// prefix, keeping one more `_` segment where that would start with a digit or be empty, as
+/// [`constant_names`] does (`NVML_PCIE_LINK_MAX_SPEED_2500MBPS` → `SPEED_2500MBPS`).
+pub fn prefixed_name(constant: &str, prefix: &str) -> String {
+    let rest = constant.strip_prefix(prefix).unwrap_or(constant).trim_start_matches('_');
+    let mut start = constant.len() - rest.len();
+    while start > 0 && (constant[start..].is_empty() || constant[start..].starts_with(|c: char| c.is_ascii_digit())) {
+        start = constant[..start - 1].rfind('_').map(|i| i + 1).unwrap_or(0);
+    }
+    screaming(&constant[start..])
+}
+
 /// `XidCriticalError` → `XID_CRITICAL_ERROR`; `GPU_IS_LOST` stays.
 pub fn screaming(name: &str) -> String {
     if name.chars().all(|c| !c.is_ascii_lowercase()) {
@@ -139,6 +151,10 @@ mod tests {
         );
         assert_eq!(constant_names(&["NVML_FEATURE_DISABLED"]), ["FEATURE_DISABLED"]);
         assert_eq!(screaming("XidCriticalError"), "XID_CRITICAL_ERROR");
+        assert_eq!(prefixed_name("NVML_PCIE_LINK_MAX_SPEED_2500MBPS", "NVML_PCIE_LINK_MAX_SPEED_"), "SPEED_2500MBPS");
+        assert_eq!(prefixed_name("NVML_PCIE_LINK_MAX_SPEED_INVALID", "NVML_PCIE_LINK_MAX_SPEED_"), "INVALID");
+        assert_eq!(prefixed_name("nvmlEventTypeXidCriticalError", "nvmlEventType"), "XID_CRITICAL_ERROR");
+        assert_eq!(prefixed_name("NVML_BUS_TYPE_", "NVML_BUS_TYPE_"), "TYPE_");
         assert_eq!(camel_from_screaming("GPU_IS_LOST"), "GpuIsLost");
     }
 }

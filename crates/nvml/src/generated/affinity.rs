@@ -298,7 +298,7 @@ impl<'n> Device<'n> {
         Ok(<RepairStatus as crate::raw::FromRaw<_>>::from_raw(&c_repair_status))
     }
     /// Sets the ideal affinity for the calling thread and device using the guidelines
-    /// given in [`Device::cpu_affinity`]().  Note, this is a change as of version 8.0.
+    /// given in [`Device::cpu_affinity`].  Note, this is a change as of version 8.0.
     /// Older versions set the affinity for a calling process and all children.
     /// Currently supports up to 1024 processors.
     ///

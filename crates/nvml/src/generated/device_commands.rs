@@ -111,8 +111,8 @@ impl<'n> Device<'n> {
     /// See [`MemoryErrorType`] for details on available counter types.
     ///
     /// See also:
-    /// - [`Device::detailed_ecc_errors`]()
-    /// - [`Device::total_ecc_errors`]()
+    /// - [`Device::detailed_ecc_errors`]
+    /// - [`Device::total_ecc_errors`]
     ///
     /// # Arguments
     ///
@@ -326,7 +326,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`ComputeMode`] for details on available compute modes.
     ///
-    /// See also: [`Device::compute_mode`]()
+    /// See also: [`Device::compute_mode`]
     ///
     /// # Arguments
     ///
@@ -441,7 +441,7 @@ impl<'n> Device<'n> {
     /// See [`DriverModel`] for details on available driver models.
     /// See [`sys::nvmlFlagDefault`] and [`sys::nvmlFlagForce`]
     ///
-    /// See also: [`Device::driver_model`]()
+    /// See also: [`Device::driver_model`]
     ///
     /// # Arguments
     ///
@@ -481,7 +481,7 @@ impl<'n> Device<'n> {
     ///
     /// This operation takes effect after the next reboot.
     ///
-    /// See also: [`Device::ecc_mode`]()
+    /// See also: [`Device::ecc_mode`]
     ///
     /// # Arguments
     ///
@@ -772,7 +772,7 @@ impl<'n> Device<'n> {
     /// limitation is currently only applicable to devices that have a coherent NVLink connection to
     /// system memory.
     ///
-    /// See also: [`Device::persistence_mode`]()
+    /// See also: [`Device::persistence_mode`]
     ///
     /// # Arguments
     ///

@@ -1721,6 +1721,96 @@ impl core::fmt::Display for DeviceArchitecture {
         )
     }
 }
+/// The values `NVML_PCIE_LINK_MAX_SPEED_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PcieLinkMaxSpeed::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct PcieLinkMaxSpeed(pub u32);
+impl PcieLinkMaxSpeed {
+    /// Invalid PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_INVALID`
+    pub const INVALID: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_INVALID as u32,
+    );
+    /// 2500 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_2500MBPS`
+    pub const SPEED_2500MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_2500MBPS as u32,
+    );
+    /// 5000 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_5000MBPS`
+    pub const SPEED_5000MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_5000MBPS as u32,
+    );
+    /// 8000 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_8000MBPS`
+    pub const SPEED_8000MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_8000MBPS as u32,
+    );
+    /// 16000 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_16000MBPS`
+    pub const SPEED_16000MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_16000MBPS as u32,
+    );
+    /// 32000 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_32000MBPS`
+    pub const SPEED_32000MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_32000MBPS as u32,
+    );
+    /// 64000 MB/s PCIe link speed.
+    ///
+    ///`NVML_PCIE_LINK_MAX_SPEED_64000MBPS`
+    pub const SPEED_64000MBPS: PcieLinkMaxSpeed = PcieLinkMaxSpeed(
+        sys::NVML_PCIE_LINK_MAX_SPEED_64000MBPS as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("INVALID"),
+            1 => Some("SPEED_2500MBPS"),
+            2 => Some("SPEED_5000MBPS"),
+            3 => Some("SPEED_8000MBPS"),
+            4 => Some("SPEED_16000MBPS"),
+            5 => Some("SPEED_32000MBPS"),
+            6 => Some("SPEED_64000MBPS"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        PcieLinkMaxSpeed(v)
+    }
+}
+open_newtype!(PcieLinkMaxSpeed(u32), unsigned);
+impl core::fmt::Display for PcieLinkMaxSpeed {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Invalid",
+                1 => "Speed 2500MBPS",
+                2 => "Speed 5000MBPS",
+                3 => "Speed 8000MBPS",
+                4 => "Speed 16000MBPS",
+                5 => "Speed 32000MBPS",
+                6 => "Speed 64000MBPS",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_POWER_SOURCE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PowerSource::name`]).
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

@@ -445,7 +445,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`ComputeMode`] for details on allowed compute modes.
     ///
-    /// See also: [`Device::set_compute_mode`]()
+    /// See also: [`Device::set_compute_mode`]
     ///
     /// Returns the current compute mode.
     ///
@@ -818,7 +818,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: [`Device::set_persistence_mode`]()
+    /// See also: [`Device::set_persistence_mode`]
     ///
     /// Returns the current driver persistence mode.
     ///

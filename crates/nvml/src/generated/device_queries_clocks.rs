@@ -210,7 +210,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`ClkMonStatus`] for details on decoding the status output.
     ///
-    /// See also: [`Device::clk_mon_status`]()
+    /// See also: [`Device::clk_mon_status`]
     ///
     /// Returns the clkmon fault status.
     ///

@@ -617,7 +617,7 @@ impl<'n> Device<'n> {
     ///
     /// Retrieves the hostname string for the GPU device that was set using [`Device::set_hostname`]().
     ///
-    /// See also: [`Device::set_hostname`]()
+    /// See also: [`Device::set_hostname`]
     ///
     /// Returns caller-provided [`Hostname`] struct to return the hostname.
     ///
@@ -660,9 +660,9 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the NVML index of the
     /// locality-domain handle. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// See also: [`Nvml::device_by_index`]()
+    /// See also: [`Nvml::device_by_index`]
     ///
-    /// See also: [`Nvml::device_count`]()
+    /// See also: [`Nvml::device_count`]
     ///
     /// Returns the NVML index of the device.
     ///
@@ -1019,7 +1019,7 @@ impl<'n> Device<'n> {
     ///
     /// The hostname is not stored persistently across GPU resets or driver reloads.
     ///
-    /// See also: [`Device::hostname`]()
+    /// See also: [`Device::hostname`]
     ///
     /// # Arguments
     ///

@@ -200,7 +200,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: [`Device::set_ecc_mode`]()
+    /// See also: [`Device::set_ecc_mode`]
     ///
     /// Returns the default ECC mode.
     ///
@@ -242,7 +242,7 @@ impl<'n> Device<'n> {
     /// See [`EccCounterType`] for a description of available counter types.\\n
     /// See [`EccErrorCounts`] for a description of provided detailed ECC counts.
     ///
-    /// See also: [`Device::clear_ecc_error_counts`]()
+    /// See also: [`Device::clear_ecc_error_counts`]
     ///
     /// Returns the specified ECC errors.
     ///
@@ -289,7 +289,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: [`Device::set_dram_encryption_mode`]()
+    /// See also: [`Device::set_dram_encryption_mode`]
     ///
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
     ///
@@ -341,7 +341,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: [`Device::set_ecc_mode`]()
+    /// See also: [`Device::set_ecc_mode`]
     ///
     /// Calls `nvmlDeviceGetEccMode`.
     ///
@@ -734,7 +734,7 @@ impl<'n> Device<'n> {
     ///
     /// See [`EnableState`] for details on available modes.
     ///
-    /// See also: [`Device::dram_encryption_mode`]()
+    /// See also: [`Device::dram_encryption_mode`]
     ///
     /// # Arguments
     ///
@@ -812,7 +812,7 @@ impl<'n> Device<'n> {
     /// See [`MemoryErrorType`] for a description of available error types.\\n
     /// See [`EccCounterType`] for a description of available counter types.
     ///
-    /// See also: [`Device::clear_ecc_error_counts`]()
+    /// See also: [`Device::clear_ecc_error_counts`]
     ///
     /// Returns the specified ECC errors.
     ///

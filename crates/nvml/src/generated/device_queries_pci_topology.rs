@@ -529,11 +529,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
     #[inline]
-    pub fn pcie_link_max_speed(&self) -> Result<u32, Error> {
+    pub fn pcie_link_max_speed(&self) -> Result<PcieLinkMaxSpeed, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieLinkMaxSpeed()?;
         let mut c_max_speed: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_max_speed)))?;
-        Ok(c_max_speed)
+        Ok(PcieLinkMaxSpeed::from_bits_retain(c_max_speed as _))
     }
     /// Retrieve the PCIe replay counter.
     ///

@@ -141,7 +141,7 @@ impl<'n> Device<'n> {
     /// power is valid only when feature is enabled.
     /// See [`AdaptiveTgpModeInfo`] for field details.
     ///
-    /// See also: [`Device::set_adaptive_tgp_mode`]()
+    /// See also: [`Device::set_adaptive_tgp_mode`]
     ///
     /// Returns the Adaptive TGP Mode information.
     ///
@@ -691,7 +691,7 @@ impl<'n> Device<'n> {
     /// An out-of-band administrator policy may override the in-band request;
     /// use [`Device::adaptive_tgp_mode_info`] to query the arbitrated state.
     ///
-    /// See also: [`Device::adaptive_tgp_mode_info`]()
+    /// See also: [`Device::adaptive_tgp_mode_info`]
     ///
     /// # Arguments
     ///

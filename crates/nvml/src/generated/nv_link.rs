@@ -1517,7 +1517,7 @@ impl<'n> Device<'n> {
     ///
     /// For Rubin ™ or newer fully supported devices.
     ///
-    /// See also: [`Device::gpu_fabric_info`]()
+    /// See also: [`Device::gpu_fabric_info`]
     ///
     /// Returns: \[out\] - Time in ms to poll to validate bandwidth setting.
     ///

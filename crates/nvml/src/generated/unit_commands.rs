@@ -63,7 +63,7 @@ impl<'n> Unit<'n> {
     ///
     /// See [`LedColor`] for available colors.
     ///
-    /// See also: [`Unit::led_state`]()
+    /// See also: [`Unit::led_state`]
     ///
     /// # Arguments
     ///

@@ -178,7 +178,7 @@ impl<'n> Unit<'n> {
     ///
     /// See [`LedState`] for details on allowed states.
     ///
-    /// See also: [`Unit::set_led_state`]()
+    /// See also: [`Unit::set_led_state`]
     ///
     /// Returns the current LED state.
     ///

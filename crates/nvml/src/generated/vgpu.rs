@@ -1342,7 +1342,7 @@ impl<'n> VgpuInstance<'n> {
     /// string will not exceed 80 characters in length (including the NUL terminator).
     /// See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
-    /// [`VgpuInstance::vm_driver_version`]() may be called at any time for a vGPU instance. The guest VM driver version is
+    /// [`VgpuInstance::vm_driver_version`] may be called at any time for a vGPU instance. The guest VM driver version is
     /// returned as "Not Available" if no NVIDIA driver is installed in the VM, or the VM has not yet booted to the point where the
     /// NVIDIA driver is loaded and initialized.
     ///

@@ -167,7 +167,7 @@ impl Nvml {
     /// This method will remove the specified GPU from the view of both NVML and the NVIDIA kernel driver
     /// as long as no other processes are attached. If other processes are attached, this call will return
     /// [`Error::InUse`] and the GPU will be returned to its original "draining" state. Note: the
-    /// only situation where a process can still be attached after [`Nvml::device_modify_drain_state`]() is called
+    /// only situation where a process can still be attached after [`Nvml::device_modify_drain_state`] is called
     /// to initiate the draining state is if that process was using, and is still using, a GPU before the
     /// call was made. Also note, persistence mode counts as an attachment to the GPU thus it must be disabled
     /// prior to this call.

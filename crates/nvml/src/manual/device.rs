@@ -1,5 +1,5 @@
 //! Device queries whose records hold pointers: SRAM ECC entries, PRM counters, cgroup memory
-//! limits and NVLink telemetry.
+//! limits and NVLink telemetry; and the speed a PCIe link code stands for.
 
 use std::ffi::{c_uint, c_ulonglong};
 
@@ -7,7 +7,26 @@ use nvml_sys as sys;
 
 use crate::ffi;
 use crate::raw::{FromRaw, ToRaw};
-use crate::{Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter};
+use crate::{
+    Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter, PcieLinkMaxSpeed,
+};
+
+impl PcieLinkMaxSpeed {
+    /// The speed the code stands for, in MB/s per lane as nvml.h names it (`SPEED_32000MBPS`
+    /// is 32000, which is 32 GT/s): `None` for `INVALID` and for a code the header does not
+    /// name.
+    pub fn mbps(self) -> Option<u32> {
+        match self {
+            PcieLinkMaxSpeed::SPEED_2500MBPS => Some(2500),
+            PcieLinkMaxSpeed::SPEED_5000MBPS => Some(5000),
+            PcieLinkMaxSpeed::SPEED_8000MBPS => Some(8000),
+            PcieLinkMaxSpeed::SPEED_16000MBPS => Some(16000),
+            PcieLinkMaxSpeed::SPEED_32000MBPS => Some(32000),
+            PcieLinkMaxSpeed::SPEED_64000MBPS => Some(64000),
+            _ => None,
+        }
+    }
+}
 
 /// The memory limits of a device inside a cgroup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -6,7 +6,7 @@ use std::ffi::{c_uchar, c_void};
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Device, Error, EventSet, EventTypes};
+use crate::{Device, Error, EventData, EventSet, EventTypes};
 
 impl Device<'_> {
     /// Registers in `set` every event type the device supports, and returns them: the mask
@@ -34,7 +34,13 @@ impl Device<'_> {
     }
 }
 
-impl EventSet<'_> {
+impl<'n> EventSet<'n> {
+    /// The device `event` (an answer of [`EventSet::wait`]) happened on, as a handle of the
+    /// library this set belongs to.
+    pub fn device_of(&self, event: &EventData) -> Device<'n> {
+        Device::wrap(event.device.as_ptr(), self.nvml.clone())
+    }
+
     /// The raw payload of context record `index` of the event that
     /// [`EventSet::wait_structured`] returned last (see `context_count` and `context_info` for
     /// how many there are and how to read them).

@@ -18,7 +18,7 @@ mod vgpu;
 
 pub use device::{MemoryLimits, NvlinkTelemetry, NvlinkTelemetryRequest};
 pub use gpm::GpmMetric;
-pub use system::CperCursor;
+pub use system::{cuda_driver_version_major, cuda_driver_version_minor, CperCursor};
 pub use vgpu::{MetadataBlob, PgpuMetadataBlob, VgpuMetadataBlob, VgpuPlacements};
 
 /// `serde::Serialize` for a hand-written data type, field by field (no derive: the crate's

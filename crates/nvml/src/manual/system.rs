@@ -1,5 +1,6 @@
 //! System event sets (created and used through request records), CPER records (a cursor
-//! over byte buffers) and the driver branch (a record sized by a string length).
+//! over byte buffers), the driver branch (a record sized by a string length), and the parts of
+//! a CUDA driver version (function-like macros of the header).
 
 use std::ffi::c_uchar;
 
@@ -8,6 +9,20 @@ use nvml_sys as sys;
 use crate::ffi;
 use crate::raw::FromRaw;
 use crate::{Error, Nvml, SystemEventData, SystemEventSet, SystemEventTypes};
+
+/// The major number of a CUDA driver version as [`Nvml::cuda_driver_version`] answers it
+/// (`13000` is 13.0): nvml.h's `NVML_CUDA_DRIVER_VERSION_MAJOR`.
+#[doc(alias = "NVML_CUDA_DRIVER_VERSION_MAJOR")]
+pub fn cuda_driver_version_major(version: i32) -> i32 {
+    version / 1000
+}
+
+/// The minor number of a CUDA driver version as [`Nvml::cuda_driver_version`] answers it
+/// (`12020` is 12.2): nvml.h's `NVML_CUDA_DRIVER_VERSION_MINOR`.
+#[doc(alias = "NVML_CUDA_DRIVER_VERSION_MINOR")]
+pub fn cuda_driver_version_minor(version: i32) -> i32 {
+    version % 1000 / 10
+}
 
 impl Nvml {
     /// The driver branch, e.g. `r580_00`.

@@ -330,7 +330,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetNumGpuCores", |c, o, a| c.dev(o)?.num_gpu_cores().map(j)),
     e!("nvmlDeviceGetPowerSource", |c, o, a| c.dev(o)?.power_source().map(|v| j(v.0))),
     e!("nvmlDeviceGetMemoryBusWidth", |c, o, a| c.dev(o)?.memory_bus_width().map(j)),
-    e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.pcie_link_max_speed().map(j)),
+    e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.pcie_link_max_speed().map(|v| j(v.0))),
     e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_speed().map(j)),
     e!("nvmlDeviceGetAdaptiveClockInfoStatus", |c, o, a| c.dev(o)?.adaptive_clock_info_status().map(j)),
     e!("nvmlDeviceGetNumaNodeId", |c, o, a| c.dev(o)?.numa_node_id().map(j)),

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::types::error_variant;
 use super::Names;
-use crate::rules::names::{constant_names, screaming, snake};
+use crate::rules::names::{constant_names, prefixed_name, snake};
 use crate::rules::Bindings;
 
 /// The Rust item each C name of the header stands for, as an intra-doc link target.
@@ -78,7 +78,7 @@ impl Links {
                 };
                 let constants = m.constants.values().filter(|c| named(c)).map(|c| &c.name);
                 for c in constants.filter(|c| c.starts_with(p.as_str()) && !rule.exclude.contains(*c)) {
-                    let short = screaming(c[p.len()..].trim_start_matches('_'));
+                    let short = prefixed_name(c, p);
                     targets.entry(c.clone()).or_insert(format!("{ty}::{short}"));
                 }
             }
@@ -121,7 +121,9 @@ impl Links {
             let body = if ticked { &rest[1..] } else { rest };
             let end = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
             let word = &body[..end];
-            let closes = !ticked || body[end..].starts_with('`');
+            // A call in code, `nvmlDeviceGetCpuAffinity()`, is the function too.
+            let call = ticked && body[end..].starts_with("()`");
+            let closes = !ticked || call || body[end..].starts_with('`');
             // A name inside a link already, or followed by `*` (a family of constants), stays.
             let inside_link = out.ends_with('[') || out.ends_with("[`");
             let target =
@@ -129,11 +131,18 @@ impl Links {
             match target {
                 Some(t) => {
                     out.push_str(&format!("[`{t}`]"));
-                    rest = &body[end + usize::from(ticked)..];
+                    // The call's parentheses would read as an empty link target after the link.
+                    rest = body[end..].strip_prefix("()").unwrap_or(&body[end..]);
+                    if ticked {
+                        rest = &rest[1..];
+                    }
                 }
+                // Code that is more than a name (`nvmlFoo(x)`, `a = b`) stays code, whole.
                 None if ticked => {
+                    let len = body.find('`').map_or(0, |close| close + 1);
                     out.push('`');
-                    rest = &rest[1..];
+                    out.push_str(&body[..len]);
+                    rest = &body[len..];
                 }
                 None if end == 0 => {
                     out.push_str(&rest[..1]);
@@ -529,6 +538,19 @@ mod tests {
             Some("if the library has not been successfully initialized")
         );
         assert_eq!(condition("on any unexpected error", &p).as_deref(), Some("on any unexpected error"));
+    }
+
+    #[test]
+    fn a_call_becomes_a_link_without_its_parentheses() {
+        let mut targets = BTreeMap::new();
+        targets.insert("nvmlDeviceGetCpuAffinity".to_string(), "Device::cpu_affinity".to_string());
+        let links = Links { targets };
+        assert_eq!(
+            links.apply("given in nvmlDeviceGetCpuAffinity().  See also nvmlDeviceGetCpuAffinity"),
+            "given in [`Device::cpu_affinity`].  See also [`Device::cpu_affinity`]"
+        );
+        assert_eq!(links.apply("`nvmlDeviceGetCpuAffinity()` and `nvmlDeviceGetCpuAffinity`"), "[`Device::cpu_affinity`] and [`Device::cpu_affinity`]");
+        assert_eq!(links.apply("`nvmlDeviceGetCpuAffinity(x)`"), "`nvmlDeviceGetCpuAffinity(x)`", "a call with arguments stays code");
     }
 
     #[test]

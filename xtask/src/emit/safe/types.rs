@@ -9,7 +9,7 @@ use super::records::doc_with_note;
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
-use crate::rules::names::{camel, camel_from_screaming, constant_names, screaming, snake};
+use crate::rules::names::{camel, camel_from_screaming, constant_names, prefixed_name, snake};
 use crate::rules::{Bindings, FlagsRule, UnionRule, ValueTag};
 
 /// The Rust spelling of a C scalar in the safe API.
@@ -390,11 +390,8 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let wide = |v: i128, t: &Ty| v > u32::MAX as i128 || matches!(t, Ty::LongLong | Ty::ULongLong);
     let repr = if bits.iter().any(|(_, v, t, _)| wide(*v, t)) { quote!(u64) } else { quote!(u32) };
     let consts = bits.iter().map(|(n, _, _, d)| {
-        let short = std::iter::once(prefix)
-            .chain(rule.aliases.iter().map(String::as_str))
-            .find_map(|p| n.strip_prefix(p))
-            .unwrap_or(n);
-        let k = format_ident!("{}", screaming(short.trim_start_matches('_')));
+        let p = std::iter::once(prefix).chain(rule.aliases.iter().map(String::as_str)).find(|p| n.starts_with(p));
+        let k = format_ident!("{}", prefixed_name(n, p.unwrap_or("")));
         let c = format_ident!("{n}");
         let docs = doc::attrs(*d);
         quote!(#docs const #k = sys::#c as #repr;)
@@ -440,7 +437,7 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         prefixed_constants(m, prefix, rule).into_iter().map(|(n, v, _, d)| (n, v, d)).collect();
     values.sort_by_key(|(n, v, _)| (*v, *n));
     let repr = if values.iter().any(|(_, v, _)| *v > u32::MAX as i128 || *v < 0) { quote!(u64) } else { quote!(u32) };
-    let short = |n: &str| screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_'));
+    let short = |n: &str| prefixed_name(n, prefix);
     let consts = values.iter().map(|(n, _, d)| {
         let (k, c, docs) = (format_ident!("{}", short(n)), format_ident!("{n}"), doc::attrs(*d));
         let cdoc = format!("`{n}`");

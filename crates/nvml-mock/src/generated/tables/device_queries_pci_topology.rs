@@ -275,7 +275,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         outputs: &[
             Output {
                 name: "maxSpeed",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
                 shape: Shape::Value,
             },
         ],
