@@ -133,7 +133,7 @@ fn basic_usage_describes_the_first_gpu() {
     let out = run_example("basic_usage", "h100");
     assert!(
         out.contains(
-            "Your NVIDIA H100 80GB HBM3 (architecture: Hopper, CUDA cores: 16896) is currently sitting at 31 °C \
+            "Your NVIDIA H100 80GB HBM3 (architecture: Hopper, CUDA cores: 16896) is currently sitting at 33 °C \
              with a graphics clock of 345 MHz and a memory clock of 2619 MHz. Memory usage is 1.61 GB out of an \
              available 85.52 GB. Right now the device is connected via a PCIe gen 5 x16 interface with a transfer \
              rate of 32 GT/s per lane; the max your hardware supports is PCIe gen 5 x16 at a transfer rate of \
@@ -181,19 +181,19 @@ fn event_loop_prints_the_first_gpus_events() {
 fn gpu_processes_lists_gpus_mig_devices_and_links() {
     let out = run_example("gpu_processes", "h100");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "driver 580.82.07", "{out}");
+    assert_eq!(lines[0], "driver 580.159.04", "{out}");
     assert_eq!(
         lines[1],
-        "[0] NVIDIA H100 80GB HBM3 | 31'C | 37 % | 1538 / 81559 MB | python3/4242(1024M),trainer/4250(512M)"
+        "[0] NVIDIA H100 80GB HBM3 | 33'C | 37 % | 1538 / 81559 MB | python3/4242(1024M),trainer/4250(512M)"
     );
     let gpus: Vec<&&str> = lines.iter().filter(|l| l.starts_with('[')).collect();
     assert_eq!(gpus.len(), 8, "{out}");
-    assert_eq!(*gpus[1], "[1] NVIDIA H100 80GB HBM3 | 31'C | 0 % | 2 / 81559 MB", "no processes: {out}");
+    assert_eq!(*gpus[1], "[1] NVIDIA H100 80GB HBM3 | 33'C | 0 % | 0 / 81559 MB", "no processes: {out}");
     // GPU 7 reports utilization per GPU instance, not per GPU: that part is left out.
-    assert_eq!(*gpus[7], "[7] NVIDIA H100 80GB HBM3 | 31'C | 2 / 81559 MB", "{out}");
+    assert_eq!(*gpus[7], "[7] NVIDIA H100 80GB HBM3 | 33'C | 0 / 81559 MB", "{out}");
     let mig: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("MIG ")).collect();
     assert_eq!(mig.len(), 3, "{out}");
-    assert!(mig[0].starts_with("    MIG 0 (GPU instance 1) | 0 / 40192 MB"), "{out}");
+    assert!(mig[0].starts_with("    MIG 0 (GPU instance 1) | 0 / 40448 MB"), "{out}");
     let after_gpu7 = out.split_once(*gpus[7]).unwrap().1;
     assert!(after_gpu7.trim_start().starts_with("MIG 0"), "the MIG devices follow GPU 7: {out}");
     let nvlink: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("NVLink: ")).collect();
