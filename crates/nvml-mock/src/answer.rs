@@ -309,6 +309,10 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
     let mut by = BTreeMap::new();
     let mut other = None;
     for (k, val) in m {
+        // `null` removes a base's value for this selector value: the engine answers it.
+        if val.is_null() {
+            continue;
+        }
         let kp = format!("{path}.{}", key_text(k));
         let entry = parse_level(f, rest, val, &kp)?;
         if k.as_str() == Some("*") {

@@ -50,6 +50,7 @@ pub const BASES: &[(&str, &str)] = &[
     ("base/ampere", include_str!("../profiles/base/ampere.yaml")),
     ("base/blackwell", include_str!("../profiles/base/blackwell.yaml")),
     ("base/common", include_str!("../profiles/base/common.yaml")),
+    ("base/h100-80gb-hbm3", include_str!("../profiles/base/h100-80gb-hbm3.yaml")),
     ("base/hopper", include_str!("../profiles/base/hopper.yaml")),
     ("base/nvlink", include_str!("../profiles/base/nvlink.yaml")),
     ("base/pcie-only", include_str!("../profiles/base/pcie-only.yaml")),
@@ -1189,6 +1190,31 @@ mod tests {
         // ... and only errors where they are not.
         let e = parse("devices: [{nvmlDeviceGetCpuAffinity: 3}]\n", "x.yaml").unwrap_err();
         assert!(e.contains("the mock answers nvmlDeviceGetCpuAffinity from other values"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn null_removes_a_base_value_for_one_selector_value() {
+        let dir = std::env::temp_dir().join(format!("nvml-mock-null-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let values =
+            "{NVML_CLOCK_GRAPHICS: 1980, NVML_CLOCK_MEM: 2619, NVML_CLOCK_VIDEO: {error: NVML_ERROR_NOT_SUPPORTED}}";
+        std::fs::write(
+            dir.join("base.yaml"),
+            format!("device_defaults: {{nvmlDeviceGetApplicationsClock: {values}}}\n"),
+        )
+        .unwrap();
+        let path = dir.join("gpu.yaml");
+        let text = "base: [base.yaml]\ndevices: [{nvmlDeviceGetApplicationsClock: {NVML_CLOCK_GRAPHICS: null}}, {}]\n";
+        let p = parse(text, path.to_str().unwrap()).unwrap();
+        let selected = |d: usize, clock: u32| {
+            p.devices[d].entry("", "nvmlDeviceGetApplicationsClock").unwrap().select(&[i64::from(clock)]).cloned()
+        };
+        let (gfx, mem, video) = (nvml_sys::NVML_CLOCK_GRAPHICS, nvml_sys::NVML_CLOCK_MEM, nvml_sys::NVML_CLOCK_VIDEO);
+        assert_eq!(selected(0, gfx), None, "removed: the engine answers it");
+        assert_eq!(selected(1, gfx), Some(Entry::Values(vec![answer::Val::Int(1980)])));
+        assert_eq!(selected(0, mem), Some(Entry::Values(vec![answer::Val::Int(2619)])));
+        assert!(matches!(selected(0, video), Some(Entry::Error { .. })));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -2,7 +2,8 @@
 //! `NVML_MOCK_LOG` shows them, is a getter or one of the few calls a capture needs that change
 //! only the capturing process's state), its help says so, and it writes the profile that the
 //! library's `nvml_mock::capture` writes (which the round-trip test, `capture_round_trip` in the
-//! safe crate's `tests/differential.rs`, replays on every built-in profile).
+//! safe crate's `tests/differential.rs`, replays on every built-in profile). The `h100` profile's
+//! GPUs are a real H100's capture less that machine's identity and surroundings.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -195,4 +196,68 @@ fn the_program_writes_what_the_library_captures() {
         program.display(),
         library.display()
     );
+}
+
+/// `profiles/base/h100-80gb-hbm3.yaml` is run 6's capture of a real H100 80GB HBM3
+/// (`tests/real/runs/h100-run6/capture.yaml`) less what describes the machine it ran on rather
+/// than an H100 of an HGX server: the keys its header lists, each with why.
+#[test]
+fn the_h100_base_is_the_real_h100s_capture_less_its_machine() {
+    use serde_yaml::Value;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read =
+        |path: &str| -> Value { serde_yaml::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap() };
+    let capture = read("tests/real/runs/h100-run6/capture.yaml");
+    let base = read("profiles/base/h100-80gb-hbm3.yaml");
+    let Value::Sequence(devices) = &capture["devices"] else { panic!("the capture has no devices") };
+    assert_eq!(devices.len(), 1, "the capture is of one GPU");
+    let mut device = devices[0].clone();
+    let machine = [
+        "uuid",
+        "serial",
+        "board_id",
+        "nvmlDeviceGetMinorNumber",
+        "nvmlDeviceGetModuleId",
+        "nvmlDeviceGetPdi",
+        "nvmlDeviceGetPlatformInfo",
+        "nvmlDeviceGetIrqNum",
+        "nvmlDeviceGetPciInfo",
+        "nvmlDeviceGetPciInfo_v2",
+        "nvmlDeviceGetPciInfo_v3",
+        "cpu_affinity",
+        "memory_affinity",
+        "nvmlDeviceGetTopologyCommonAncestor",
+        "nvmlDeviceGetNvLinkCapability",
+        "nvmlDeviceGetNvLinkErrorCounter",
+        "nvmlDeviceGetNvLinkInfo",
+        "nvmlDeviceGetNvLinkRemoteDeviceType",
+        "nvmlDeviceGetNvLinkUtilizationControl",
+        "nvmlDeviceGetNvLinkUtilizationCounter",
+        "nvmlDeviceGetNvlinkBwMode",
+        "nvmlDeviceGetNvlinkSupportedBwModes",
+        "nvmlDeviceGetGpuFabricInfo",
+        "nvmlDeviceGetGpuFabricInfoV",
+        "nvmlDeviceGetVirtualizationMode",
+        "processes",
+    ];
+    let map = device.as_mapping_mut().unwrap();
+    for key in machine {
+        assert!(map.remove(key).is_some(), "the capture records `{key}`");
+    }
+    for (section, keys) in [("pci", &["bus", "device", "domain"][..]), ("mig", &["mode", "pending", "max_devices"])] {
+        let inner = map.get_mut(section).and_then(Value::as_mapping_mut).unwrap();
+        for key in keys {
+            assert!(inner.remove(*key).is_some(), "the capture records `{section}.{key}`");
+        }
+    }
+    // The NVSwitch-connected link count and the NVLink PLR counters (none in the VM).
+    let fields = map.get_mut("recorded_fields").and_then(Value::as_mapping_mut).unwrap();
+    for id in [147u64, 294, 295] {
+        assert!(fields.remove(Value::from(id)).is_some(), "the capture records field {id}");
+    }
+    let Value::Mapping(base) = &base else { panic!("the base is not a mapping") };
+    let keys: Vec<&str> = base.keys().filter_map(Value::as_str).collect();
+    assert_eq!(keys, ["system", "device_defaults"], "the base holds the capture's system and its device");
+    assert_eq!(base["system"], capture["system"], "system");
+    assert_eq!(base["device_defaults"], device, "device_defaults");
 }

@@ -496,8 +496,8 @@ fn mock_lib_refuses_a_profile_of_another_driver() {
     assert!(stdout.contains("nvmlInit_v2 18\n"), "{stdout}{stderr}");
     for want in [
         "this libnvidia-ml.so.1 emulates driver 525.147.05 (built by `cargo xtask mock-lib --driver 525.147.05`)",
-        "but profile `h100` runs driver 580.82.07: nvmlInit answers NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-        "`cargo xtask mock-lib --driver 580.82.07 --out DIR`",
+        "but profile `h100` runs driver 580.159.04: nvmlInit answers NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+        "`cargo xtask mock-lib --driver 580.159.04 --out DIR`",
     ] {
         assert!(stderr.contains(want), "the message lacks `{want}`:\n{stderr}");
     }

@@ -278,7 +278,7 @@ fn a_running_pynvml_client_sees_each_change() {
     let mut client = Client { child, input, output: BufReader::new(output).lines() };
     assert_eq!(client.output.next().unwrap().unwrap(), "ready");
     let profile = client.ask("read");
-    assert_eq!(profile, "31 71000 NVIDIA H100 80GB HBM3", "the profile's values");
+    assert_eq!(profile, "33 70815 NVIDIA H100 80GB HBM3", "the profile's values (the recorded H100's)");
 
     // `set`: a profile key, and a function's value.
     ctl_ok(session, &["set", "3", "temperature.gpu", "92"]);

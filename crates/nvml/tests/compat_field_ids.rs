@@ -44,8 +44,11 @@ fn read(gpu: &Device<'_>, ids: &[FieldId]) -> Vec<Result<u64, Error>> {
         .map(|(a, id)| {
             a.map(|v| {
                 assert_eq!(v.field_id, *id, "the answer names the field asked for");
+                // The renumbered fields' values are unsigned long longs; the H100's recorded
+                // ones (`recorded_fields`) are as its driver typed them.
                 match v.value {
                     Value::UnsignedLongLong(x) => x,
+                    Value::UnsignedInt(x) => x.into(),
                     other => panic!("{id:?}: {other:?}"),
                 }
             })

@@ -98,6 +98,14 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     ),
     ("nvmlDeviceGetVgpuTypeCreatablePlacements", "as nvmlDeviceGetVgpuTypeSupportedPlacements"),
     (
+        "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+        "protocol, as nvmlDeviceGetVgpuTypeSupportedPlacements, on h100 (GPU 7's GPU instances): pynvml sizes \
+         the list with nvmlVgpuTypeGetMaxInstancesPerGpuInstance first and reports that call's error, which \
+         driver 580.159.04 answers INVALID_ARGUMENT for every type without a vGPU manager (recorded on an \
+         H100, replayed by the profile); nvmlkit calls this function, which answers NOT_SUPPORTED there. \
+         Proof: proofs::gpu_instance_vgpu_placements_pynvml_reports_max_instances",
+    ),
+    (
         "nvmlDeviceGetTopologyNearestGpus",
         "pynvml: after a size probe that finds nothing (SUCCESS, count 0) it calls again with a count of 0 \
          and a zero-length non-NULL array, which driver 580.159.04 refuses with INVALID_ARGUMENT (so does \

@@ -76,7 +76,7 @@ fn rows(table: &str) -> Vec<Vec<&str>> {
 fn smi_prints_the_profile() {
     let out = run_example("smi", "h100");
     let (gpus, procs) = out.split_once("Processes:").unwrap_or_else(|| panic!("no processes table:\n{out}"));
-    assert!(gpus.starts_with("NVML 13.580.82.07    Driver Version: 580.82.07    CUDA Version: 13.0\n"), "{out}");
+    assert!(gpus.starts_with("NVML 13.580.159.04    Driver Version: 580.159.04    CUDA Version: 13.0\n"), "{out}");
 
     let gpu_rows = rows(gpus);
     assert_eq!(gpu_rows.len(), 8, "{out}");
@@ -87,8 +87,8 @@ fn smi_prints_the_profile() {
             "NVIDIA H100 80GB HBM3",
             "On",
             "00000000:18:00.0",
-            "31C",
-            "71W / 700W",
+            "33C",
+            "70W / 700W",
             "1538MiB / 81559MiB",
             "37%",
             "Default"
@@ -105,7 +105,7 @@ fn smi_prints_the_profile() {
         assert_eq!((row[7] == "N/A", percent), (i == 7, i != 7), "GPU {i}: {out}");
         assert!(!row.contains(&"ERR!") && !row[..7].contains(&"N/A") && !row[8..].contains(&"N/A"), "{out}");
     }
-    assert_eq!(gpu_rows[1][6], "2MiB / 81559MiB", "{out}");
+    assert_eq!(gpu_rows[1][6], "0MiB / 81559MiB", "{out}");
 
     assert_eq!(
         rows(procs),
@@ -133,7 +133,7 @@ fn basic_usage_describes_the_first_gpu() {
     let out = run_example("basic_usage", "h100");
     assert!(
         out.contains(
-            "Your NVIDIA H100 80GB HBM3 (architecture: Hopper, CUDA cores: 16896) is currently sitting at 31 °C \
+            "Your NVIDIA H100 80GB HBM3 (architecture: Hopper, CUDA cores: 16896) is currently sitting at 33 °C \
              with a graphics clock of 345 MHz and a memory clock of 2619 MHz. Memory usage is 1.61 GB out of an \
              available 85.52 GB. Right now the device is connected via a PCIe gen 5 x16 interface with a transfer \
              rate of 32 GT/s per lane; the max your hardware supports is PCIe gen 5 x16 at a transfer rate of \
@@ -181,19 +181,19 @@ fn event_loop_prints_the_first_gpus_events() {
 fn gpu_processes_lists_gpus_mig_devices_and_links() {
     let out = run_example("gpu_processes", "h100");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "driver 580.82.07", "{out}");
+    assert_eq!(lines[0], "driver 580.159.04", "{out}");
     assert_eq!(
         lines[1],
-        "[0] NVIDIA H100 80GB HBM3 | 31'C | 37 % | 1538 / 81559 MB | python3/4242(1024M),trainer/4250(512M)"
+        "[0] NVIDIA H100 80GB HBM3 | 33'C | 37 % | 1538 / 81559 MB | python3/4242(1024M),trainer/4250(512M)"
     );
     let gpus: Vec<&&str> = lines.iter().filter(|l| l.starts_with('[')).collect();
     assert_eq!(gpus.len(), 8, "{out}");
-    assert_eq!(*gpus[1], "[1] NVIDIA H100 80GB HBM3 | 31'C | 0 % | 2 / 81559 MB", "no processes: {out}");
+    assert_eq!(*gpus[1], "[1] NVIDIA H100 80GB HBM3 | 33'C | 0 % | 0 / 81559 MB", "no processes: {out}");
     // GPU 7 reports utilization per GPU instance, not per GPU: that part is left out.
-    assert_eq!(*gpus[7], "[7] NVIDIA H100 80GB HBM3 | 31'C | 2 / 81559 MB", "{out}");
+    assert_eq!(*gpus[7], "[7] NVIDIA H100 80GB HBM3 | 33'C | 0 / 81559 MB", "{out}");
     let mig: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("MIG ")).collect();
     assert_eq!(mig.len(), 3, "{out}");
-    assert!(mig[0].starts_with("    MIG 0 (GPU instance 1) | 0 / 40192 MB"), "{out}");
+    assert!(mig[0].starts_with("    MIG 0 (GPU instance 1) | 0 / 40448 MB"), "{out}");
     let after_gpu7 = out.split_once(*gpus[7]).unwrap().1;
     assert!(after_gpu7.trim_start().starts_with("MIG 0"), "the MIG devices follow GPU 7: {out}");
     let nvlink: Vec<&&str> = lines.iter().filter(|l| l.trim_start().starts_with("NVLink: ")).collect();

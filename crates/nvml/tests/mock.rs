@@ -77,7 +77,7 @@ const H100: [(&str, &str, u32, u32, u32); 8] = [
 
 const H100_NAME: &str = "NVIDIA H100 80GB HBM3";
 const H100_MEMORY_TOTAL: u64 = 85_520_809_984;
-const H100_MEMORY_RESERVED: u64 = 579_862_528;
+const H100_MEMORY_RESERVED: u64 = 503_316_480;
 
 // ---------------------------------------------------------------------------------------------
 // Values of the H100 profile (the default).
@@ -85,8 +85,8 @@ const H100_MEMORY_RESERVED: u64 = 579_862_528;
 #[test]
 fn h100_system_versions() {
     let Some(nvml) = in_profile("h100_system_versions", "h100") else { return };
-    assert_eq!(nvml.driver_version().as_deref(), Ok("580.82.07"), "system.driver_version");
-    assert_eq!(nvml.nvml_version().as_deref(), Ok("13.580.82.07"), "system.nvmlSystemGetNVMLVersion");
+    assert_eq!(nvml.driver_version().as_deref(), Ok("580.159.04"), "system.driver_version");
+    assert_eq!(nvml.nvml_version().as_deref(), Ok("13.580.159.04"), "system.nvmlSystemGetNVMLVersion");
     assert_eq!(nvml.cuda_driver_version(), Ok(13000), "system.nvmlSystemGetCudaDriverVersion");
     assert_eq!(nvml.device_count(), Ok(8), "the H100 profile has 8 devices");
 }
@@ -94,6 +94,7 @@ fn h100_system_versions() {
 #[test]
 fn h100_identity_of_every_device() {
     let Some(nvml) = in_profile("h100_identity_of_every_device", "h100") else { return };
+    let mut platform_ids = std::collections::BTreeSet::new();
     for (i, &(uuid, serial, bus, board, numa)) in H100.iter().enumerate() {
         let i = i as u32;
         let d = nvml.device_by_index(i).unwrap();
@@ -105,6 +106,7 @@ fn h100_identity_of_every_device() {
         assert_eq!(d.module_id(), Ok(i + 1), "module_id of device {i}");
         assert_eq!(d.board_id(), Ok(board), "board_id of device {i}");
         assert_eq!(d.numa_node_id(), Ok(numa), "numa_node of device {i}");
+        platform_ids.insert(d.pdi().unwrap().value);
         let pci = d.pci_info().unwrap();
         assert_eq!(pci.bus_id, format!("00000000:{bus:02X}:00.0"), "pci.bus of device {i}");
         assert_eq!(pci.bus_id_legacy, format!("0000:{bus:02X}:00.0"), "legacy bus id of device {i}");
@@ -117,6 +119,7 @@ fn h100_identity_of_every_device() {
         let by_serial = nvml.device_by_serial(serial);
         assert_eq!(by_serial.as_ref(), Ok(&d), "device_by_serial({serial})");
     }
+    assert_eq!(platform_ids.len(), H100.len(), "each GPU has its own platform identifier: {platform_ids:x?}");
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
     assert_eq!(d0.architecture(), Ok(DeviceArchitecture::HOPPER), "architecture");
@@ -136,7 +139,7 @@ fn h100_identity_of_every_device() {
         "cuda_compute_capability"
     );
     assert_eq!(d0.num_gpu_cores(), Ok(16896), "gpu_cores");
-    assert_eq!(d0.vbios_version().as_deref(), Ok("96.00.74.00.0B"), "vbios_version");
+    assert_eq!(d0.vbios_version().as_deref(), Ok("96.00.DA.00.0C"), "vbios_version");
     assert_eq!(d0.inforom_image_version().as_deref(), Ok("G520.0200.00.05"), "inforom.image");
     assert_eq!(d0.multi_gpu_board(), Ok(false), "multi_gpu_board");
     // Indices past the last device and unknown identifiers.
@@ -150,8 +153,8 @@ fn h100_identity_of_every_device() {
 #[test]
 fn h100_memory() {
     let Some(nvml) = in_profile("h100_memory", "h100") else { return };
-    // Device 0 overrides memory.used; the others keep the default (2 MiB).
-    for (i, used) in [(0, 1_612_709_888u64), (1, 2_097_152)] {
+    // Device 0 overrides memory.used; the others keep the recorded idle GPU's (none).
+    for (i, used) in [(0, 1_612_709_888u64), (1, 0)] {
         let m = nvml.device_by_index(i).unwrap().memory_info().unwrap();
         assert_eq!(m.total, H100_MEMORY_TOTAL, "memory.total of device {i}");
         // Only the v2 layout has `reserved`: memory_info of device {i} uses it.
@@ -162,7 +165,7 @@ fn h100_memory() {
     let bar1 = nvml.device_by_index(0).unwrap().bar1_memory_info().unwrap();
     assert_eq!(
         (bar1.bar1_total, bar1.bar1_used, bar1.bar1_free),
-        (137_438_953_472, 1_048_576, 137_438_953_472 - 1_048_576),
+        (137_438_953_472, 1_703_936, 137_438_953_472 - 1_703_936),
         "bar1"
     );
 }
@@ -172,16 +175,16 @@ fn h100_memory() {
 fn h100_thermal_and_power() {
     let Some(nvml) = in_profile("h100_thermal_and_power", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    assert_eq!(d.temperature(TemperatureSensors::GPU), Ok(31), "temperature.gpu through nvmlDeviceGetTemperatureV");
+    assert_eq!(d.temperature(TemperatureSensors::GPU), Ok(33), "temperature.gpu through nvmlDeviceGetTemperatureV");
     for (kind, want) in [
-        (TemperatureThresholds::SHUTDOWN, 92),
+        (TemperatureThresholds::SHUTDOWN, 95),
         (TemperatureThresholds::SLOWDOWN, 89),
         (TemperatureThresholds::GPU_MAX, 87),
         (TemperatureThresholds::MEM_MAX, 95),
     ] {
         assert_eq!(d.temperature_threshold(kind), Ok(want), "temperature threshold {kind:?}");
     }
-    assert_eq!(d.power_usage(), Ok(71_000), "power.usage_mw");
+    assert_eq!(d.power_usage(), Ok(70_815), "power.usage_mw");
     assert_eq!(d.power_management_limit(), Ok(700_000), "power.limit_mw");
     assert_eq!(d.power_management_default_limit(), Ok(700_000), "power.default_limit_mw");
     assert_eq!(d.enforced_power_limit(), Ok(700_000), "power.enforced_limit_mw");
@@ -198,7 +201,7 @@ fn h100_thermal_and_power() {
     assert_eq!(d.power_management_mode(), Ok(true), "power.management");
     // A counter: the profile's value at init, growing at the power draw since.
     let energy = d.total_energy_consumption().unwrap();
-    assert!(energy >= 5_386_204_123 && d.total_energy_consumption().unwrap() >= energy, "power.energy_mj: {energy}");
+    assert!(energy >= 2_131_855 && d.total_energy_consumption().unwrap() >= energy, "power.energy_mj: {energy}");
     assert_eq!(d.performance_state(), Ok(Pstates::PSTATE_0), "performance_state");
     assert_eq!(d.power_state(), Ok(Pstates::PSTATE_0), "power_state");
     // Passive cooling: `fans: []`.
@@ -211,22 +214,23 @@ fn h100_thermal_and_power() {
 fn h100_clocks() {
     let Some(nvml) = in_profile("h100_clocks", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    for (clock, current, max) in [
-        (ClockType::GRAPHICS, 345, 1980),
-        (ClockType::SM, 345, 1980),
-        (ClockType::MEM, 2619, 2619),
-        (ClockType::VIDEO, 765, 1545),
+    // The H100 has a customer boost clock for graphics and SM only (recorded).
+    for (clock, current, max, boost) in [
+        (ClockType::GRAPHICS, 345, 1980, Ok(1980)),
+        (ClockType::SM, 345, 1980, Ok(1980)),
+        (ClockType::MEM, 2619, 2619, Err(Error::NotSupported)),
+        (ClockType::VIDEO, 765, 1545, Err(Error::NotSupported)),
     ] {
         assert_eq!(d.clock_info(clock), Ok(current), "clocks of {clock:?}");
         assert_eq!(d.max_clock_info(clock), Ok(max), "max_clocks of {clock:?}");
         assert_eq!(d.clock(clock, ClockId::CURRENT), Ok(current), "clock({clock:?}, CURRENT)");
-        assert_eq!(d.clock(clock, ClockId::CUSTOMER_BOOST_MAX), Ok(max), "clock({clock:?}, CUSTOMER_BOOST_MAX)");
+        assert_eq!(d.clock(clock, ClockId::CUSTOMER_BOOST_MAX), boost, "clock({clock:?}, CUSTOMER_BOOST_MAX)");
     }
     assert_eq!(d.applications_clock(ClockType::GRAPHICS), Ok(1980), "application_clocks.graphics");
     assert_eq!(d.applications_clock(ClockType::MEM), Ok(2619), "application_clocks.memory");
     assert_eq!(d.default_applications_clock(ClockType::GRAPHICS), Ok(1980), "default_application_clocks.graphics");
     assert_eq!(d.default_applications_clock(ClockType::MEM), Ok(2619), "default_application_clocks.memory");
-    assert_eq!(d.supported_memory_clocks(), Ok(vec![2619]), "supported_memory_clocks");
+    assert_eq!(d.supported_memory_clocks(), Ok(vec![2619, 1593]), "supported_memory_clocks");
     let graphics = d.supported_graphics_clocks(2619).unwrap();
     let want: Vec<u32> = (0..=109).map(|i| 1980 - 15 * i).collect();
     assert_eq!(graphics, want, "supported_graphics_clocks: 1980 down to 345 by 15");
@@ -274,7 +278,8 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(d.compute_mode(), Ok(ComputeMode::DEFAULT), "compute_mode");
     assert_eq!(d.persistence_mode(), Ok(true), "persistence_mode");
-    assert_eq!(d.display_mode(), Ok(false), "display_mode");
+    // Recorded: the H100 answers its display mode enabled, with no display active.
+    assert_eq!(d.display_mode(), Ok(true), "display_mode");
     assert_eq!(d.display_active(), Ok(false), "display_active");
     // ECC.
     assert_eq!(
@@ -312,9 +317,9 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     assert_eq!(d.max_pcie_link_width(), Ok(16), "pcie.max_link_width");
     assert_eq!(d.curr_pcie_link_generation(), Ok(5), "pcie.link_gen");
     assert_eq!(d.curr_pcie_link_width(), Ok(16), "pcie.link_width");
-    assert_eq!(d.pcie_throughput(PcieUtilCounter::TX_BYTES), Ok(1200), "pcie.tx_kbps");
-    assert_eq!(d.pcie_throughput(PcieUtilCounter::RX_BYTES), Ok(900), "pcie.rx_kbps");
-    assert_eq!(d.pcie_replay_counter(), Ok(0), "pcie.replay_counter");
+    assert_eq!(d.pcie_throughput(PcieUtilCounter::TX_BYTES), Ok(880), "pcie.tx_kbps");
+    assert_eq!(d.pcie_throughput(PcieUtilCounter::RX_BYTES), Ok(531), "pcie.rx_kbps");
+    assert_eq!(d.pcie_replay_counter(), Ok(1), "pcie.replay_counter");
     assert_eq!(d.pcie_speed(), Ok(32000), "pcie.speed_mbps");
     let max_speed = d.pcie_link_max_speed();
     assert_eq!(max_speed, Ok(PcieLinkMaxSpeed::SPEED_32000MBPS), "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s");
@@ -347,7 +352,7 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         Ok({
             let mut v = EncoderUtilization::default();
             v.utilization = 0;
-            v.sampling_period_us = 167_000;
+            v.sampling_period_us = 100_000;
             v
         }),
         "encoder"
@@ -357,7 +362,7 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         Ok({
             let mut v = DecoderUtilization::default();
             v.utilization = 0;
-            v.sampling_period_us = 167_000;
+            v.sampling_period_us = 100_000;
             v
         }),
         "decoder"
@@ -367,13 +372,23 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         | EventTypes::DOUBLE_BIT_ECC_ERROR
         | EventTypes::P_STATE
         | EventTypes::XID_CRITICAL_ERROR
-        | EventTypes::CLOCK;
+        | EventTypes::CLOCK
+        | EventTypes::POWER_SOURCE_CHANGE
+        | EventTypes::MIG_CONFIG_CHANGE
+        | EventTypes::SINGLE_BIT_ECC_ERROR_STORM
+        | EventTypes::DRAM_RETIREMENT_EVENT
+        | EventTypes::DRAM_RETIREMENT_FAILURE
+        | EventTypes::NON_FATAL_POISON_ERROR
+        | EventTypes::FATAL_POISON_ERROR
+        | EventTypes::GPU_UNAVAILABLE_ERROR
+        | EventTypes::GPU_RECOVERY_ACTION;
     assert_eq!(d.supported_event_types(), Ok(events), "supported_events");
     let values = d.field_values(&[FieldId::DEV_POWER_INSTANT, FieldId::DEV_MEMORY_TEMP, FieldId(9999)]).unwrap();
     assert_eq!(values.len(), 3);
     let value = |i: usize| values[i].as_ref().map(|f| f.value);
-    assert_eq!(value(0), Ok(Value::UnsignedLongLong(71_000)), "field NVML_FI_DEV_POWER_INSTANT");
-    assert_eq!(value(1).map(|v| v.as_u64()), Ok(Some(39)), "field NVML_FI_DEV_MEMORY_TEMP");
+    // As recorded: an unsigned int, read at another moment than nvmlDeviceGetPowerUsage.
+    assert_eq!(value(0), Ok(Value::UnsignedInt(70_978)), "field NVML_FI_DEV_POWER_INSTANT");
+    assert_eq!(value(1).map(|v| v.as_u64()), Ok(Some(36)), "field NVML_FI_DEV_MEMORY_TEMP");
     // An id no header names is one the driver does not know (driver 580.159.04 answers so).
     assert_eq!(value(2), Err(&Error::InvalidArgument), "an unknown field id");
 }
@@ -424,13 +439,14 @@ fn h100_mig_device_7() {
     let p = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(
         (p.id, p.slice_count, p.instance_count, p.multiprocessor_count, p.memory_size_mb, p.name.as_str()),
-        (9, 3, 2, 60, 40192, "MIG 3g.40gb"),
+        (9, 3, 2, 60, 40448, "MIG 3g.40gb"),
         "the 3g.40gb profile"
     );
-    assert_eq!((p.copy_engine_count, p.decoder_count, p.encoder_count, p.jpeg_count, p.ofa_count), (3, 3, 0, 1, 0));
+    assert_eq!((p.copy_engine_count, p.decoder_count, p.encoder_count, p.jpeg_count, p.ofa_count), (3, 3, 0, 3, 0));
     let seven = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_7_SLICE as u32).unwrap();
-    assert_eq!((seven.id, seven.slice_count, seven.memory_size_mb), (0, 7, 80384), "the 7g.80gb profile");
-    // Its two GPU instances: ids 1 and 2, at slices 0 and 4.
+    assert_eq!((seven.id, seven.slice_count, seven.memory_size_mb), (0, 7, 81152), "the 7g.80gb profile");
+    // Its two GPU instances: ids 1 and 2, at slices 0 and 4, each over 4 of the 8 memory slices
+    // (the recorded placements of the 3g.40gb profile).
     for (id, start) in [(1, 0), (2, 4)] {
         let gi = d7.gpu_instance_by_id(id).unwrap();
         let info = gi.info().unwrap();
@@ -438,7 +454,7 @@ fn h100_mig_device_7() {
         assert_eq!(Device::from_raw_handle(&nvml, info.device), d7, "the raw handle in the record is device 7");
         assert_eq!(
             (info.id, info.profile_id, info.placement.start, info.placement.size),
-            (id, 9, start, 3),
+            (id, 9, start, 4),
             "GPU instance {id}"
         );
         // Compute-instance profiles that fit a 3-slice GPU instance.
@@ -493,6 +509,8 @@ fn setters_change_what_getters_return() {
     assert_eq!(d.set_power_management_limit(10), Err(Error::InvalidArgument), "a limit below power.min_limit_mw");
     d.set_compute_mode(ComputeMode::PROHIBITED).unwrap();
     assert_eq!(d.compute_mode(), Ok(ComputeMode::PROHIBITED), "compute mode after set_compute_mode");
+    // The application clocks are recorded by name (base/h100-80gb-hbm3): the set ones answer
+    // over them until reset.
     d.set_applications_clocks(2619, 1410).unwrap();
     assert_eq!(d.applications_clock(ClockType::GRAPHICS), Ok(1410), "application clock after set_applications_clocks");
     d.reset_applications_clocks().unwrap();
@@ -643,8 +661,8 @@ fn faults_from_the_environment() {
     let nvml = nvml();
     let d = nvml.device_by_index(0).unwrap();
     // After 2 calls, every call fails.
-    assert_eq!(d.power_usage(), Ok(71_000), "call 1 of nvmlDeviceGetPowerUsage");
-    assert_eq!(d.power_usage(), Ok(71_000), "call 2 of nvmlDeviceGetPowerUsage");
+    assert_eq!(d.power_usage(), Ok(70_815), "call 1 of nvmlDeviceGetPowerUsage");
+    assert_eq!(d.power_usage(), Ok(70_815), "call 2 of nvmlDeviceGetPowerUsage");
     assert_eq!(d.power_usage(), Err(Error::GpuIsLost), "call 3 of nvmlDeviceGetPowerUsage");
     assert_eq!(d.power_usage(), Err(Error::GpuIsLost), "call 4 of nvmlDeviceGetPowerUsage");
     // A list call that answers INSUFFICIENT_SIZE without a larger count is not retried forever.
@@ -663,7 +681,7 @@ fn faults_from_a_profile() {
     );
     let Some(nvml) = in_profile("faults_from_a_profile", &profile) else { return };
     let d = nvml.device_by_index(0).unwrap();
-    assert_eq!(d.temperature_threshold(TemperatureThresholds::SHUTDOWN), Ok(92), "call 1");
+    assert_eq!(d.temperature_threshold(TemperatureThresholds::SHUTDOWN), Ok(95), "call 1");
     assert_eq!(d.temperature_threshold(TemperatureThresholds::SHUTDOWN), Err(Error::NotReady), "call 2");
     // A prefix matches several functions.
     assert_eq!(d.pcie_speed(), Err(Error::Unknown(1234)), "nvmlDeviceGetPcieSpeed");
@@ -855,7 +873,7 @@ fn many_threads_share_one_nvml() {
                 for _ in 0..200 {
                     assert_eq!(d.uuid().as_deref(), Ok(H100[i as usize].0), "owned device {i}");
                     assert_eq!(d.name().as_deref(), Ok(H100_NAME), "owned device {i}");
-                    assert_eq!(d.power_usage(), Ok(71_000), "owned device {i}");
+                    assert_eq!(d.power_usage(), Ok(70_815), "owned device {i}");
                 }
                 let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
                 assert_eq!(pids, if i == 0 { vec![4242, 4250] } else { vec![] }, "processes of owned device {i}");
@@ -927,7 +945,7 @@ fn two_inits_and_their_drops() {
 fn h100_process_details_utilisation_and_names() {
     let Some(nvml) = in_profile("h100_process_details_utilisation_and_names", "h100") else { return };
     let d0 = nvml.device_by_index(0).unwrap();
-    assert_eq!(d0.gsp_firmware_version().as_deref(), Ok("580.82.07"), "a fixed buffer without a length parameter");
+    assert_eq!(d0.gsp_firmware_version().as_deref(), Ok("580.159.04"), "a fixed buffer without a length parameter");
     assert_eq!(nvml.process_name(4250).as_deref(), Ok("trainer"));
     // Any other running process is named as the driver names it: its program's path.
     let argv0 = std::env::args().next().unwrap();
@@ -1044,10 +1062,8 @@ fn cper_records_and_memory_limits_need_a_newer_driver() {
 
 #[test]
 fn cper_records_and_memory_limits_on_driver_590() {
-    let h100 = builtin_profile("h100").unwrap();
-    assert!(h100.contains("driver_version: \"580.82.07\""));
-    let path =
-        profile_file("h100-590", &h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\""));
+    // The h100 profile's GPUs on a later driver.
+    let path = profile_file("h100-590", "base: [h100]\nsystem: {driver_version: \"590.44.01\"}\n");
     let Some(nvml) = in_profile("cper_records_and_memory_limits_on_driver_590", &path) else { return };
 
     let mut all = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU, None);

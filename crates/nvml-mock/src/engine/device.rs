@@ -186,22 +186,19 @@ pub fn bus_id_of(d: &Device) -> String {
     pci_info(d).map(|p| chars_str(&p.busId)).unwrap_or_default()
 }
 
+/// The fields of the older layouts alone, as driver 580.159.04 answers them on an H100 and an
+/// H200 (`nvml-mock capture`): v1 fills the legacy bus id, domain, bus, device and device id;
+/// v2 the sub-system id too; v3 the bus id as well.
 pub fn nvmlDeviceGetPciInfo(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
-    // The legacy v1 call fills only the legacy bus id format.
-    e.any_dev(device, |_, d| {
-        let mut p = pci_info(d.gpu())?;
-        p.busId = [0; 32];
-        p.busId[..16].copy_from_slice(&p.busIdLegacy);
-        put(pci, p)
-    })
+    e.any_dev(device, |_, d| put(pci, nvmlPciInfo_t { pciSubSystemId: 0, busId: [0; 32], ..pci_info(d.gpu())? }))
 }
 
 pub fn nvmlDeviceGetPciInfo_v2(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
-    e.any_dev(device, |_, d| put(pci, pci_info(d.gpu())?))
+    e.any_dev(device, |_, d| put(pci, nvmlPciInfo_t { busId: [0; 32], ..pci_info(d.gpu())? }))
 }
 
 pub fn nvmlDeviceGetPciInfo_v3(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
-    nvmlDeviceGetPciInfo_v2(e, device, pci)
+    e.any_dev(device, |_, d| put(pci, pci_info(d.gpu())?))
 }
 
 pub fn nvmlDeviceGetPciInfoExt(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlPciInfoExt_t) -> nvmlReturn_t {

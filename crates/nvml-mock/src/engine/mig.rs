@@ -15,6 +15,7 @@ use nvml_sys::*;
 use serde_yaml::Value;
 
 use super::{need, Device, DeviceRef, Engine, System};
+use crate::answer::{Entry, Val};
 use crate::ffi::{check_version, put, put_all, set_chars, Status};
 use crate::profile::const_value;
 
@@ -159,12 +160,13 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                     })
                 })
                 .collect();
+            let (profile_id, start) = (info.map(|p| u32_of(p, "id")).unwrap_or(0), u32_of(gi, "start"));
             Box::new(GpuInstance {
                 device: d.index,
                 id: u32_of(gi, "id"),
                 profile,
-                profile_id: info.map(|p| u32_of(p, "id")).unwrap_or(0),
-                placement: (u32_of(gi, "start"), slices),
+                profile_id,
+                placement: (start, placement_size(d, profile_id, start, slices)),
                 slices,
                 compute_instances: cis,
             })
@@ -445,11 +447,25 @@ fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
     a.0 < b.0 + b.1 && b.0 < a.0 + a.1
 }
 
+/// How many slices a GPU instance placed at `start` takes: its profile's slices, or the size of
+/// that placement in a capture's `nvmlDeviceGetGpuInstancePossiblePlacements_v2` (on an H100 a
+/// 3-slice instance takes 4 of the 8 memory slices).
+fn placement_size(d: &Device, profile_id: c_uint, start: c_uint, slices: c_uint) -> c_uint {
+    let recorded =
+        d.spec.entry("", "nvmlDeviceGetGpuInstancePossiblePlacements_v2").and_then(|e| e.select(&[profile_id.into()]));
+    let Some(Entry::Values(v)) = recorded else { return slices };
+    let found = v.first().into_iter().flat_map(Val::items).find(|p| p.field("start").uint() == u64::from(start));
+    found.map_or(slices, |p| p.field("size").uint() as c_uint)
+}
+
 /// Every placement of a GPU instance profile, free or not.
 fn gi_placements(d: &Device, profile_id: c_uint) -> Result<Vec<nvmlGpuInstancePlacement_t>, nvmlReturn_t> {
     let p = gi_profile_by_id(d, profile_id)?;
     let size = u32_of(p, "slices");
-    Ok(gi_starts(d, p).into_iter().map(|start| nvmlGpuInstancePlacement_t { start, size }).collect())
+    Ok(gi_starts(d, p)
+        .into_iter()
+        .map(|start| nvmlGpuInstancePlacement_t { start, size: placement_size(d, profile_id, start, size) })
+        .collect())
 }
 
 /// The placements of `mig.gpu_instance_profiles`, whether MIG is on or not; a NULL array asks

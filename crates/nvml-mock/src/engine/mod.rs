@@ -818,13 +818,17 @@ impl Engine {
     }
 
     /// Whether the profile records values of function `id` (written by hand) for this object
-    /// and these selector values: a capture's recording, which answers before the behaviour.
+    /// and these selector values: a capture's recording, which answers before the behaviour,
+    /// until a setter changes the state the function reads (see [`set_since_init`]).
     pub fn recorded(&self, id: usize, object: Object, selectors: &[i64]) -> bool {
         if !self.recorded_ids.get(id).is_some_and(|r| r.load(Ordering::Relaxed)) {
             return false;
         }
         self.current(|s| {
             let Some(s) = s.filter(|s| s.recorded.get(id) == Some(&true)) else { return false };
+            if set_since_init(s, object, function_name(id), selectors) {
+                return false;
+            }
             if let Some(t) = s.table_of(object) {
                 let entry = t.row(id).and_then(|r| r.entry.as_deref());
                 return matches!(entry.and_then(|e| e.select(selectors)), Some(Entry::Values(_)));
@@ -1018,6 +1022,28 @@ impl Engine {
     pub fn any_dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, DeviceRef) -> ffi::Status) -> nvmlReturn_t {
         self.with(|sys| f(sys, sys.any_device(h)?))
     }
+}
+
+/// Whether a setter has changed, since `nvmlInit`, the state that `function` reads on the GPU
+/// `object` for these selector values (application clocks, power limit, persistence and compute
+/// modes, pending MIG mode): the engine then answers that state, not a value the profile records.
+fn set_since_init(s: &System, object: Object, function: &str, selectors: &[i64]) -> bool {
+    let set: fn(&DeviceState, &[i64]) -> bool = match function {
+        "nvmlDeviceGetApplicationsClock" => |state, _| state.application_clocks.is_some(),
+        "nvmlDeviceGetClock" => |state, selectors| {
+            state.application_clocks.is_some() && selectors.get(1) == Some(&i64::from(NVML_CLOCK_ID_APP_CLOCK_TARGET))
+        },
+        "nvmlDeviceGetPowerManagementLimit" | "nvmlDeviceGetEnforcedPowerLimit" => {
+            |state, _| state.power_limit_mw.is_some()
+        }
+        "nvmlDeviceGetPersistenceMode" => |state, _| state.persistence_mode.is_some(),
+        "nvmlDeviceGetComputeMode" => |state, _| state.compute_mode.is_some(),
+        "nvmlDeviceGetMigMode" => |state, _| state.mig_pending.is_some(),
+        _ => return false,
+    };
+    let Object::Device(h) = object else { return false };
+    let Ok(DeviceRef::Gpu(d)) = s.any_device(h) else { return false };
+    d.state.lock().is_ok_and(|state| set(&state, selectors))
 }
 
 /// `Some` value, or `NOT_SUPPORTED` when the profile leaves it out.

@@ -210,6 +210,50 @@ fn vgpu_placements_pynvml_reports_max_instances() {
     }
 }
 
+/// nvmlGpuInstanceGetVgpuTypeCreatablePlacements on a GPU instance of the `h100` profile's GPU 7:
+/// pynvml sizes the array with nvmlVgpuTypeGetMaxInstancesPerGpuInstance (as the header
+/// advises) and stops at its error, which driver 580.159.04 answers INVALID_ARGUMENT for every
+/// type without a vGPU manager (`nvml-mock capture` on an H100; the profile replays it); the
+/// function itself, which nvmlkit size-queries (the header's INSUFFICIENT_SIZE protocol),
+/// answers NOT_SUPPORTED there.
+#[test]
+fn gpu_instance_vgpu_placements_pynvml_reports_max_instances() {
+    let f = "nvmlGpuInstanceGetVgpuTypeCreatablePlacements";
+    if std::env::var_os(CHILD_ENV).is_none() {
+        assert_header_says(
+            f,
+            "Memory needed for the placementIds array should be allocated based on maximum instances of a vGPU type \
+             per GPU instance which can be queried via nvmlVgpuTypeGetMaxInstancesPerGpuInstance().",
+        );
+        assert_header_says(
+            f,
+            "If the provided count by the caller is insufficient, the function will return \
+             NVML_ERROR_INSUFFICIENT_SIZE along with the number of required entries",
+        );
+        if have_pynvml() {
+            let got = spy(
+                "h100",
+                &format!("n.{f}(n.nvmlDeviceGetGpuInstanceById(dev[7], 1), n.c_nvmlVgpuCreatablePlacementInfo_v1_t())"),
+            );
+            let calls: Vec<&str> = got["calls"].as_array().unwrap().iter().filter_map(|c| c["fn"].as_str()).collect();
+            assert_eq!(
+                (calls.last().copied(), got["err"].clone()),
+                (Some("nvmlVgpuTypeGetMaxInstancesPerGpuInstance"), json!(2)),
+                "pynvml reports nvmlVgpuTypeGetMaxInstancesPerGpuInstance's INVALID_ARGUMENT: {got}"
+            );
+            assert!(!calls.contains(&f), "pynvml never calls {f}: {got}");
+        }
+    }
+    let name = "proofs::gpu_instance_vgpu_placements_pynvml_reports_max_instances";
+    if !in_child(name, &[("NVML_MOCK_PROFILE", "h100")]) {
+        return;
+    }
+    let nvml = mock();
+    let gi = nvml.device_by_index(7).and_then(|d| d.gpu_instance_by_id(1)).expect("GPU 7's GPU instance 1");
+    let got = gi.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&nvml, 1));
+    assert_eq!(got.map_err(|e| e.code()), Err(3), "NOT_SUPPORTED, from the function itself");
+}
+
 /// nvmlDeviceGetPlatformInfo: nvml.h declares `unsigned char ibGuid[16]` and
 /// `unsigned char chassisSerialNumber[16]`; pynvml's structure declares them `c_char` and
 /// decodes them as UTF-8 text, which fails on a binary GUID. The dump therefore reads their
