@@ -549,8 +549,15 @@ mod tests {
             links.apply("given in nvmlDeviceGetCpuAffinity().  See also nvmlDeviceGetCpuAffinity"),
             "given in [`Device::cpu_affinity`].  See also [`Device::cpu_affinity`]"
         );
-        assert_eq!(links.apply("`nvmlDeviceGetCpuAffinity()` and `nvmlDeviceGetCpuAffinity`"), "[`Device::cpu_affinity`] and [`Device::cpu_affinity`]");
-        assert_eq!(links.apply("`nvmlDeviceGetCpuAffinity(x)`"), "`nvmlDeviceGetCpuAffinity(x)`", "a call with arguments stays code");
+        assert_eq!(
+            links.apply("`nvmlDeviceGetCpuAffinity()` and `nvmlDeviceGetCpuAffinity`"),
+            "[`Device::cpu_affinity`] and [`Device::cpu_affinity`]"
+        );
+        assert_eq!(
+            links.apply("`nvmlDeviceGetCpuAffinity(x)`"),
+            "`nvmlDeviceGetCpuAffinity(x)`",
+            "a call with arguments stays code"
+        );
     }
 
     #[test]
