@@ -247,6 +247,34 @@ fn protocols_follow_nvml_h() {
     }
 }
 
+/// Driver 580.159.04 zeroes the version word of a GPU instance profile and, in layout v3, leaves
+/// the name empty (`tests/real/README.md`, run 8); a capture records the name from a v2 call
+/// and the version as written (as in `tests/real/runs/h100-run9/capture.yaml`). A v2 caller (the
+/// Python binding) gets the driver's answer from the mock, and so does a v3 caller, name aside.
+#[test]
+fn a_recorded_gpu_instance_profile_answers_every_layout_as_the_driver() {
+    let name = "a_recorded_gpu_instance_profile_answers_every_layout_as_the_driver";
+    let capture = std::env::temp_dir().join(format!("nvml-mock-{name}.yaml"));
+    // What that capture records of profile 0 (the values of the layout it reads, v3).
+    let recorded = "{0: {id: 19, sliceCount: 1, instanceCount: 7, memorySizeMB: 9984, name: MIG 1g.10gb, version: 0}}";
+    std::fs::write(&capture, format!("devices: [{{nvmlDeviceGetGpuInstanceProfileInfoV: {recorded}}}]\n")).unwrap();
+    let Some(lib) = initialised(name, capture.to_str().unwrap()) else {
+        return;
+    };
+    unsafe {
+        let d0 = device(&lib, 0);
+        let f = lib.nvmlDeviceGetGpuInstanceProfileInfoV().unwrap();
+        let mut v2 = nvmlGpuInstanceProfileInfo_v2_t { version: nvmlGpuInstanceProfileInfo_v2, ..Default::default() };
+        assert_eq!(f(d0, NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32, &mut v2), NVML_SUCCESS);
+        assert_eq!((v2.version, v2.id, v2.sliceCount, v2.memorySizeMB), (0, 19, 1, 9984));
+        assert_eq!(std::ffi::CStr::from_ptr(v2.name.as_ptr()).to_str(), Ok("MIG 1g.10gb"));
+        let mut v3 = nvmlGpuInstanceProfileInfo_v3_t { version: nvmlGpuInstanceProfileInfo_v3, ..Default::default() };
+        let p = &mut v3 as *mut nvmlGpuInstanceProfileInfo_v3_t as *mut nvmlGpuInstanceProfileInfo_v2_t;
+        assert_eq!(f(d0, NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32, p), NVML_SUCCESS);
+        assert_eq!((v3.version, v3.id, v3.sliceCount, v3.memorySizeMB), (0, 19, 1, 9984));
+    }
+}
+
 #[test]
 fn mig_instances_follow_the_profile() {
     if !in_child("mig_instances_follow_the_profile", &[("NVML_MOCK_PROFILE", "h100")]) {

@@ -1077,11 +1077,13 @@ fn set_field(m: &Model, ft: &VTy, fname: &str, ty: &Ty) -> TokenStream {
 
 /// `fill_OLD_as_NEWEST(v, out)`: sets the fields of the older layout `old` of a versioned
 /// record from a value of its newest layout `newest`: each field of `old` that `newest` has
-/// with the same type, by its name or by the name `newest` gave it (`former_names`).
+/// with the same type, by its name or by the name `newest` gave it (`former_names`). A value
+/// records a version only where the driver wrote another than the caller's (driver 580.159.04
+/// zeroes it in GPU instance profiles, in every layout): that is written in every layout too.
 fn older_builder(m: &Model, b: &Bindings, old: &str, newest: &str) -> TokenStream {
     let name = older_builder_name(old, newest);
     let rt = ident(old);
-    let sets = m.records[old].fields.iter().filter(|f| f.name != "version").filter_map(|f| {
+    let sets = m.records[old].fields.iter().filter_map(|f| {
         let ft = field_ty(m, b, old, &f.name, &f.ty)?;
         let n = newest_field(m, b, &f.name, &ft, newest)?;
         let set = set_field(m, &ft, &f.name, &f.ty);

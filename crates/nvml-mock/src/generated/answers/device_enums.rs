@@ -381,6 +381,9 @@ pub(crate) fn fill_nvmlPlatformInfo_v1_t_as_nvmlPlatformInfo_v2_t(
     v: &Val,
     out: &mut nvmlPlatformInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("ibGuid") {
         out.ibGuid = array(x, |x| x.uint() as c_uchar);
     }

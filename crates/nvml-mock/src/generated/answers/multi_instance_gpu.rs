@@ -796,6 +796,9 @@ pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInf
     v: &Val,
     out: &mut nvmlGpuInstanceProfileInfo_v2_st,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("id") {
         out.id = x.uint() as c_uint;
     }
