@@ -1,31 +1,24 @@
 //! Lists every decoder of the safe crate for the `decode` target, from the safe crate's
 //! generated sources, so that a regen with a new header adds its records without an edit
-//! here: each `impl From<&sys::X> for Y` (a record read from its C layout), each union read
-//! through its tag (`Y::from_raw(tag: u32, raw: &sys::X)`) and each record whose
-//! `nvmlValue_t`s are read by a value type (`Y::from_raw(r: &sys::X, value_type: ValueType)`),
-//! with `to_raw` where the type has one. Writes `$OUT_DIR/decoders.rs`: `DECODERS`, each a
-//! name and a function of the input's bytes.
+//! here: each `impl FromRaw<sys::X> for Y` (a record read from its C layout; the unions and
+//! values a record holds are read through its tags and value types), with its
+//! `impl ToRaw<sys::X> for Y` where the type has one. Writes `$OUT_DIR/decoders.rs`:
+//! `DECODERS`, each a name and a function of the input's bytes.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
-use syn::{FnArg, ImplItem, Item, Type};
+use syn::{GenericArgument, Item, PathArguments, Type};
 
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
-    /// `From<&sys::X>`.
-    Record,
-    /// `from_raw(tag, &sys::X)`.
-    Union,
-    /// `from_raw(&sys::X, ValueType)`.
-    Valued,
-}
-
-fn last_ident(t: &Type) -> Option<String> {
-    match t {
-        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        Type::Reference(r) => last_ident(&r.elem),
+/// The trait (its last name) and the C layout (`sys::X`) of a conversion impl of nvml::raw.
+fn conversion(imp: &syn::ItemImpl) -> Option<(String, String)> {
+    let (_, path, _) = imp.trait_.as_ref()?;
+    let seg = path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    let Some(GenericArgument::Type(Type::Path(p))) = args.args.first() else { return None };
+    match p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().as_slice() {
+        [sys, raw] if sys == "sys" => Some((seg.ident.to_string(), raw.clone())),
         _ => None,
     }
 }
@@ -40,78 +33,37 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "rs"))
         .collect();
     files.sort();
-    let mut found = BTreeSet::new();
-    let mut to_raw = BTreeSet::new();
+    let mut from = BTreeSet::new();
+    let mut to = BTreeSet::new();
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let text = std::fs::read_to_string(f).expect("a generated file");
         let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         for item in file.items {
             let Item::Impl(imp) = item else { continue };
-            let Some(ty) = last_ident(&imp.self_ty) else { continue };
-            if let Some((_, path, _)) = &imp.trait_ {
-                let Some(seg) = path.segments.last() else { continue };
-                if seg.ident != "From" {
-                    continue;
-                }
-                let syn::PathArguments::AngleBracketed(args) = &seg.arguments else { continue };
-                let Some(syn::GenericArgument::Type(Type::Reference(r))) = args.args.first() else { continue };
-                let Type::Path(p) = &*r.elem else { continue };
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                if let [sys, raw] = segs.as_slice() {
-                    if sys == "sys" {
-                        found.insert((ty.clone(), Kind::Record, raw.clone()));
-                    }
-                }
-                continue;
-            }
-            for it in &imp.items {
-                let ImplItem::Fn(f) = it else { continue };
-                let name = f.sig.ident.to_string();
-                let args: Vec<String> = f
-                    .sig
-                    .inputs
-                    .iter()
-                    .map(|a| match a {
-                        FnArg::Receiver(_) => "self".to_string(),
-                        FnArg::Typed(t) => last_ident(&t.ty).unwrap_or_default(),
-                    })
-                    .collect();
-                let raw_of = |t: &FnArg| match t {
-                    FnArg::Typed(t) => last_ident(&t.ty),
-                    _ => None,
-                };
-                match (name.as_str(), args.as_slice()) {
-                    ("from_raw", [a, _]) if a == "u32" => {
-                        found.insert((ty.clone(), Kind::Union, raw_of(&f.sig.inputs[1]).unwrap()));
-                    }
-                    ("from_raw", [_, b]) if b == "ValueType" => {
-                        found.insert((ty.clone(), Kind::Valued, raw_of(&f.sig.inputs[0]).unwrap()));
-                    }
-                    ("to_raw", [s]) if s == "self" => {
-                        to_raw.insert(ty.clone());
-                    }
-                    _ => {}
-                }
-            }
+            let Type::Path(ty) = &*imp.self_ty else { continue };
+            let Some(ty) = ty.path.segments.last().map(|s| s.ident.to_string()) else { continue };
+            match conversion(&imp) {
+                Some((t, raw)) if t == "FromRaw" => from.insert((ty, raw)),
+                Some((t, raw)) if t == "ToRaw" => to.insert((ty, raw)),
+                _ => continue,
+            };
         }
     }
-    assert!(found.len() > 100, "found only {} decoders in {}", found.len(), dir.display());
+    assert!(from.len() > 100, "found only {} decoders in {}", from.len(), dir.display());
     let mut out = String::from("/// A decoder's name and the function of the input's bytes.\n");
     out += "pub type Decoder = (&'static str, fn(&[u8]));\n";
     out += "/// Every decoder of the safe crate, by its safe type and C layout.\n";
     out += "pub static DECODERS: &[Decoder] = &[\n";
-    for (ty, kind, raw) in &found {
-        let back = if to_raw.contains(ty) { "std::hint::black_box(v.to_raw());" } else { "" };
-        let body = match kind {
-            Kind::Record => format!("let r: sys::{raw} = record(b); let v = nvml::{ty}::from(&r); {back}"),
-            Kind::Union => format!(
-                "let (tag, b) = word(b); let r: sys::{raw} = record(b); let v = nvml::{ty}::from_raw(tag, &r); {back}"
-            ),
-            Kind::Valued => format!(
-                "let (t, b) = word(b); let r: sys::{raw} = record(b); let v = nvml::{ty}::from_raw(&r, nvml::ValueType(t)); {back}"
-            ),
+    for (ty, raw) in &from {
+        let back = if to.contains(&(ty.clone(), raw.clone())) {
+            format!("std::hint::black_box(nvml::raw::ToRaw::<sys::{raw}>::to_raw(&v));")
+        } else {
+            String::new()
         };
+        let body = format!(
+            "let r: sys::{raw} = record(b); let v = <nvml::{ty} as nvml::raw::FromRaw<sys::{raw}>>::from_raw(&r); {back}"
+        );
         writeln!(out, "    (\"{ty} from {raw}\", |b| {{ {body} std::hint::black_box(v); }}),").unwrap();
     }
     out += "];\n";

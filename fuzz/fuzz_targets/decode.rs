@@ -1,8 +1,8 @@
-//! The bytes the safe crate decodes: every record read from its C layout (`From<&sys::X>`),
-//! every union read through its tag, every record whose values are read by a value type, each
-//! written back where it has `to_raw`; `Value` read by any type and written back unchanged;
-//! vGPU metadata blobs. An input is two bytes choosing the decoder (little-endian, modulo
-//! their number), then the bytes (after a tag or value type, where the decoder takes one).
+//! The bytes the safe crate decodes: every record read from each of its C layouts
+//! (`FromRaw<sys::X>`; the unions it holds read through their tags, its values by their value
+//! types), each written back where it has `ToRaw<sys::X>`; `Value` read by any type and
+//! written back unchanged; vGPU metadata blobs. An input is two bytes choosing the decoder
+//! (little-endian, modulo their number), then the bytes (after a value type for `Value`).
 
 #![no_main]
 

@@ -26,6 +26,7 @@ fn old() -> &'static (Model, Option<SafeApi>) {
             header: Some(root.join("tests/fixtures/basic/input.h").to_string_lossy().into_owned()),
             rules: Some(root.join("tests/fixtures/basic/rules.yaml")),
             verbose: false,
+            keep_from: None,
         };
         let model = pipeline::header_model(&root, &inputs).expect("the basic fixture parses");
         let api = pipeline::planned_lenient(&root, &inputs).ok().and_then(|(p, _)| SafeApi::of(&p).ok());
@@ -47,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let rules = root.join("tests/fixtures/basic/rules.yaml");
     let spec = header.to_string_lossy().into_owned();
-    let inputs = Inputs { header: Some(spec), rules: Some(rules), verbose: false };
+    let inputs = Inputs { header: Some(spec), rules: Some(rules), verbose: false, keep_from: None };
     if data.len() % 2 == 1 {
         // `diff::between` with the old side read once: the fixture's model and safe crate.
         let (old_model, old_api) = old();

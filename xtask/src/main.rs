@@ -119,9 +119,10 @@ enum Command {
         time: u64,
         /// One target (default: every target, in turn).
         target: Option<String>,
-        /// Rewrite the seed corpora under fuzz/corpus/ from the workspace's real files instead
-        /// (then minimize each with `cargo +nightly fuzz cmin TARGET`).
-        #[arg(long, conflicts_with_all = ["time", "target"])]
+        /// Rewrite the seed corpora under fuzz/corpus/ (TARGET's, or every one) from the
+        /// workspace's real files instead (then minimize each with `cargo +nightly fuzz cmin
+        /// TARGET`).
+        #[arg(long, conflicts_with = "time")]
         seed: bool,
     },
     /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
@@ -237,7 +238,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Fuzz { time, target, seed } => {
             if seed {
-                commands::fuzz::seed(&root)?;
+                commands::fuzz::seed(&root, target.as_deref())?;
                 true
             } else {
                 commands::fuzz::run(&root, time, target.as_deref())?

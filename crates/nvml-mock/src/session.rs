@@ -227,7 +227,8 @@ impl State {
         State::parse(&files.name, &text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    fn parse(name: &str, text: &str) -> Result<State, String> {
+    /// The state of session `name` in the text of its file.
+    pub(crate) fn parse(name: &str, text: &str) -> Result<State, String> {
         let mut s = State { name: name.to_string(), ..State::default() };
         let root: Value = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         if root.is_null() {
@@ -275,7 +276,8 @@ impl State {
         Ok(s)
     }
 
-    fn to_yaml(&self) -> String {
+    /// The text of the state's file.
+    pub(crate) fn to_yaml(&self) -> String {
         let map = |pairs: Vec<(&str, Value)>| {
             Value::Mapping(pairs.into_iter().map(|(k, v)| (Value::from(k), v)).collect::<Mapping>())
         };
@@ -343,8 +345,8 @@ impl State {
         profile::parse_with(&text, &origin, &changes.overlay())
     }
 
-    /// A description of the state, for `ctl show`.
-    fn show(&self, files: &Files, in_use: bool) -> String {
+    /// A description of the state, for `ctl show` (with the counters of `--times` in `shared`).
+    pub(crate) fn show(&self, files: &Files, in_use: bool, shared: Option<&Shared>) -> String {
         let mut out = vec![
             format!(
                 "session `{}` ({}): {}",
@@ -363,9 +365,8 @@ impl State {
                 }
             }
         }
-        let shared = Shared::open(files).ok();
         for ((gpu, function), r) in &self.changes.errors {
-            let times = match (r.times, shared.as_ref().and_then(|s| s.counter(r.counter))) {
+            let times = match (r.times, shared.and_then(|s| s.counter(r.counter))) {
                 (Some(t), Some(c)) => format!(" ({} of {t} calls left)", t.saturating_sub(c.load(Ordering::Relaxed))),
                 (Some(t), None) => format!(" (--times {t})"),
                 (None, _) => String::new(),
@@ -386,7 +387,7 @@ impl State {
 
     /// Applies `cmd`, checked against the session's profile; on error the state is as it was.
     /// Returns what changed, in words.
-    fn apply(&mut self, cmd: &Command, shared: &Shared) -> Result<String, String> {
+    pub(crate) fn apply(&mut self, cmd: &Command, shared: &Shared) -> Result<String, String> {
         let gpus = || -> Result<usize, String> {
             let p = self.profile_with(&Changes::default())?;
             Ok(p.devices.len())
@@ -604,8 +605,8 @@ impl Command {
     }
 }
 
-/// `nvml-mock ctl ARGS`: runs one command on a session; the text to print, or the error.
-pub fn ctl(args: &[String]) -> Result<String, String> {
+/// The session and the command of `nvml-mock ctl ARGS`.
+pub(crate) fn parse_args(args: &[String]) -> Result<(Files, Command), String> {
     let (name, rest) = match args {
         [flag, name, rest @ ..] if flag == "--session" => (name.clone(), rest),
         _ => match std::env::var(ENV).ok().filter(|s| !s.is_empty()) {
@@ -614,10 +615,16 @@ pub fn ctl(args: &[String]) -> Result<String, String> {
         },
     };
     let cmd = Command::parse(rest)?;
-    let files = Files::of(&name)?;
+    Ok((Files::of(&name)?, cmd))
+}
+
+/// `nvml-mock ctl ARGS`: runs one command on a session; the text to print, or the error.
+pub fn ctl(args: &[String]) -> Result<String, String> {
+    let (files, cmd) = parse_args(args)?;
+    let name = &files.name;
     let in_use = files.in_use()?;
     if cmd == Command::Show {
-        return Ok(State::read(&files)?.show(&files, in_use));
+        return Ok(State::read(&files)?.show(&files, in_use, Shared::open(&files).ok().as_ref()));
     }
     if !in_use {
         return Err(format!(

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
+use serde_yaml::{Mapping, Value};
 
 use crate::fetch::headers;
 
@@ -29,9 +30,10 @@ pub struct Target {
     pub quiet: bool,
 }
 
-/// Every target, by name. Captured profiles and `nvml-mock ctl` commands get theirs when the
-/// mock reads them.
+/// Every target, by name.
 pub const TARGETS: &[Target] = &[
+    // Each command loads the session's profile (with the changes) to check it.
+    Target { name: "ctl", max_len: 4096, timeout_s: 10, quiet: false },
     Target { name: "decode", max_len: 4096, timeout_s: 10, quiet: false },
     Target { name: "driver_version", max_len: 64, timeout_s: 10, quiet: false },
     // Every input goes through libclang twice: small headers only.
@@ -183,11 +185,15 @@ pub fn done_line(line: &str) -> Option<(u64, u64)> {
     Some((runs.parse().ok()?, secs.parse().ok()?))
 }
 
-/// Rewrites the seed corpora from the real files (see each `seeds_*`); then minimize each
-/// with `cargo +nightly fuzz cmin TARGET` and commit the result.
-pub fn seed(root: &Path) -> Result<()> {
+/// Rewrites the seed corpora (`only`'s, or every one) from the real files (see each
+/// `seeds_*`); then minimize each with `cargo +nightly fuzz cmin TARGET` and commit the result.
+pub fn seed(root: &Path, only: Option<&str>) -> Result<()> {
+    if let Some(name) = only {
+        target(name)?;
+    }
     let corpus = root.join("fuzz/corpus");
     let sets = [
+        ("ctl", seeds_ctl(root)?),
         ("rules", seeds_rules(root)?),
         ("header", seeds_header(root)?),
         ("profile", seeds_profile(root)?),
@@ -195,7 +201,7 @@ pub fn seed(root: &Path) -> Result<()> {
         ("driver_version", seeds_driver_version(root)?),
         ("decode", seeds_decode()),
     ];
-    for (name, seeds) in sets {
+    for (name, seeds) in sets.into_iter().filter(|(name, _)| only.is_none_or(|o| o == *name)) {
         let dir = corpus.join(name);
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let unique: BTreeSet<Vec<u8>> = seeds.into_iter().collect();
@@ -323,9 +329,104 @@ fn braces(line: &str, in_comment: &mut bool) -> i32 {
     }
 }
 
-/// Every shipped profile and base.
+/// Every shipped profile and base, and the captures of real GPUs (`tests/real/runs/`); one
+/// longer than the target's inputs (a capture) cut into profiles of a part of its keys each.
 fn seeds_profile(root: &Path) -> Result<Vec<Vec<u8>>> {
-    read_all(files_with(&root.join("crates/nvml-mock/profiles"), "yaml"))
+    let mock = root.join("crates/nvml-mock");
+    let mut files = files_with(&mock.join("profiles"), "yaml");
+    files.extend(files_with(&mock.join("tests/real/runs"), "yaml"));
+    let max = target("profile")?.max_len;
+    let mut seeds = Vec::new();
+    for (file, text) in files.iter().zip(read_all(files.iter().cloned())?) {
+        if text.len() <= max {
+            seeds.push(text);
+            continue;
+        }
+        let text = String::from_utf8_lossy(&text);
+        let doc: Value = serde_yaml::from_str(&text).with_context(|| format!("{}: not YAML", file.display()))?;
+        seeds.extend(profile_pieces(&doc, max / 4).into_iter().map(String::into_bytes));
+    }
+    Ok(seeds)
+}
+
+/// A profile cut into profiles of at most about `max` bytes each: each keeps the top-level
+/// keys but the devices and takes a run of the first device's keys (one device is a capture's
+/// every answer), and one more takes the system's keys alone.
+pub fn profile_pieces(doc: &Value, max: usize) -> Vec<String> {
+    let Some(top) = doc.as_mapping() else { return Vec::new() };
+    let text = |m: &Mapping| serde_yaml::to_string(m).unwrap_or_default();
+    let mut head = top.clone();
+    head.remove("devices");
+    let system = head.remove("system");
+    let first = top.get("devices").and_then(Value::as_sequence).and_then(|d| d.first()).and_then(Value::as_mapping);
+    let mut pieces = Vec::new();
+    let mut device = Mapping::new();
+    let piece = |device: &Mapping| {
+        let mut p = head.clone();
+        p.insert("devices".into(), Value::Sequence(vec![Value::Mapping(device.clone())]));
+        text(&p)
+    };
+    for (k, v) in first.into_iter().flatten() {
+        device.insert(k.clone(), v.clone());
+        if device.len() > 1 && piece(&device).len() > max {
+            device.remove(k);
+            pieces.push(piece(&device));
+            device = Mapping::from_iter([(k.clone(), v.clone())]);
+        }
+    }
+    pieces.push(piece(&device));
+    if let Some(system) = system {
+        let mut p = head.clone();
+        p.insert("system".into(), system);
+        p.insert("devices".into(), Value::Sequence(vec![Value::Mapping(Mapping::new())]));
+        pieces.push(text(&p));
+    }
+    pieces
+}
+
+/// `nvml-mock ctl` commands: those the mock's tests run (each array of string literals that
+/// starts with a command word), one an input, and a test file's in inputs of 8 (the first of
+/// them also under each built-in profile the tests use); a command whose arguments hold a
+/// space is written with tabs between them.
+fn seeds_ctl(root: &Path) -> Result<Vec<Vec<u8>>> {
+    let mut seeds = Vec::new();
+    for f in files_with(&root.join("crates/nvml-mock/tests"), "rs") {
+        let text = std::fs::read_to_string(&f).with_context(|| format!("cannot read {}", f.display()))?;
+        let commands: Vec<String> = string_arrays(&text)
+            .into_iter()
+            .filter(|a| a.first().is_some_and(|w| CTL_COMMANDS.contains(&w.as_str())))
+            .map(|a| a.join(if a.iter().any(|w| w.contains(' ')) { "\t" } else { " " }))
+            .collect();
+        let profiles: BTreeSet<String> = literals_after(&text, "\"NVML_MOCK_PROFILE\",").into_iter().collect();
+        for (i, chunk) in commands.chunks(8).enumerate() {
+            seeds.push(format!("{}\n", chunk.join("\n")));
+            if i == 0 {
+                seeds.extend(profiles.iter().map(|p| format!("profile {p}\n{}\n", chunk.join("\n"))));
+            }
+        }
+        seeds.extend(commands.into_iter().map(|c| format!("{c}\n")));
+    }
+    Ok(seeds.into_iter().map(String::into_bytes).collect())
+}
+
+/// The commands of `nvml-mock ctl`.
+const CTL_COMMANDS: &[&str] = &["set", "error", "event", "lost", "reset", "show"];
+
+/// The string literals of each array of them in `text` (`["a", "b"]`, no escapes).
+fn string_arrays(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("[\"") {
+        let Some(end) = text[i..].find(']') else { continue };
+        let body = &text[i + 1..i + end];
+        let items: Option<Vec<String>> = body
+            .split(',')
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.strip_prefix('"')?.strip_suffix('"').filter(|s| !s.contains('"')).map(String::from))
+            .collect();
+        out.extend(items);
+    }
+    out
 }
 
 /// The values the workspace's code and tests give the mock's variables: each string literal
@@ -411,6 +512,30 @@ mod tests {
             let corpus = std::fs::read_dir(root.join("fuzz/corpus").join(n)).map(|d| d.count()).unwrap_or(0);
             assert!(corpus > 0, "fuzz/corpus/{n}/ holds no seed");
         }
+    }
+
+    #[test]
+    fn profiles_are_cut_into_profiles_of_the_first_devices_keys() {
+        let doc: Value = serde_yaml::from_str(
+            "name: big\nsystem: {driver_version: 580.1.2}\ndevices:\n- {a: 1, b: 2, c: 3}\n- {d: 4}\n",
+        )
+        .unwrap();
+        let pieces: Vec<Value> = profile_pieces(&doc, 35).iter().map(|p| serde_yaml::from_str(p).unwrap()).collect();
+        let parse = |t: &str| serde_yaml::from_str::<Value>(t).unwrap();
+        assert_eq!(
+            pieces,
+            [
+                parse("{name: big, devices: [{a: 1, b: 2}]}"),
+                parse("{name: big, devices: [{c: 3}]}"),
+                parse("{name: big, system: {driver_version: 580.1.2}, devices: [{}]}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn string_arrays_are_read_whole() {
+        let text = r#"ctl(s, &["set", "0", "k", "{a: 1}"]); f(["x", y]); g(["lost", "1"])"#;
+        assert_eq!(string_arrays(text), [vec!["set", "0", "k", "{a: 1}"], vec!["lost", "1"]]);
     }
 
     #[test]
