@@ -10,7 +10,7 @@
 //! NVML_LIBRARY_PATH=target/debug/deps/libnvml_mock.so NVML_MOCK_PROFILE=h100 target/debug/examples/basic_usage
 //! ```
 
-use nvml::{cuda_driver_version_major, cuda_driver_version_minor, ClockType, Nvml, TemperatureSensors};
+use nvml::{cuda_driver_version_major, cuda_driver_version_minor, ClockType, Nvml, TemperatureSensor};
 
 fn main() -> Result<(), nvml::Error> {
     let nvml = Nvml::init()?;
@@ -22,18 +22,18 @@ fn main() -> Result<(), nvml::Error> {
     let device = nvml.device_by_index(0)?;
 
     let name = device.name()?;
-    let temperature = device.temperature(TemperatureSensors::GPU)?;
+    let temperature = device.temperature(TemperatureSensor::GPU)?;
     let mem_info = device.memory_info()?;
     let graphics_clock = device.clock_info(ClockType::GRAPHICS)?;
-    let mem_clock = device.clock_info(ClockType::MEM)?;
-    let link_gen = device.curr_pcie_link_generation()?;
+    let mem_clock = device.clock_info(ClockType::MEMORY)?;
+    let link_gen = device.current_pcie_link_generation()?;
     // Mbps per lane, that is, megatransfers per second.
-    let link_speed = device.pcie_speed()?;
-    let link_width = device.curr_pcie_link_width()?;
+    let link_speed = device.pcie_link_speed()?;
+    let link_width = device.current_pcie_link_width()?;
     let max_link_gen = device.max_pcie_link_generation()?;
     let max_link_width = device.max_pcie_link_width()?;
-    let max_link_speed = device.pcie_link_max_speed()?.mbps();
-    let cuda_cores = device.num_gpu_cores()?;
+    let max_link_speed = device.max_pcie_link_speed()?.mbps();
+    let cuda_cores = device.num_cores()?;
     let architecture = device.architecture()?;
 
     print!("\n\n");

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use nvml::{Device, Error, Nvml, TemperatureSensors, NVLINK_MAX_LINKS};
+use nvml::{Device, Error, Nvml, TemperatureSensor, NVLINK_MAX_LINKS};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nvml = Nvml::init()?;
@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let device = nvml.device_by_index(index)?;
         let memory = device.memory_info()?;
         let mut line = format!("[{index}] {}", device.name()?);
-        if let Ok(t) = device.temperature(TemperatureSensors::GPU) {
+        if let Ok(t) = device.temperature(TemperatureSensor::GPU) {
             line += &format!(" | {t}'C");
         }
         if let Ok(u) = device.utilization_rates() {
@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // MIG: each MIG device of a GPU whose MIG mode is on, with its processes.
         if device.mig_mode().is_ok_and(|m| m.current_mode) {
             for i in 0..device.max_mig_device_count()? {
-                let mig = match device.mig_device_handle_by_index(i) {
+                let mig = match device.mig_device_by_index(i) {
                     Ok(mig) => mig,
                     // Slots without a MIG device.
                     Err(Error::NotFound | Error::InvalidArgument) => continue,
@@ -85,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// `name/pid(memory)` for each compute process, as the original prints them.
 fn processes(nvml: &Nvml, device: &Device<'_>) -> String {
-    let list = match device.compute_running_processes() {
+    let list = match device.running_compute_processes() {
         Ok(list) => list,
         Err(e) => return format!("({e})"),
     };

@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 
-use nvml::{ComputeMode, Device, Error, Nvml, ProcessInfo, TemperatureSensors};
+use nvml::{ComputeMode, Device, Error, Nvml, ProcessInfo, TemperatureSensor};
 
 fn main() {
     if let Err(e) = run() {
@@ -59,7 +59,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             cell(gpu.name(), |s| s),
             cell(gpu.persistence_mode(), on_off),
             cell(gpu.pci_info(), |p| p.bus_id),
-            cell(gpu.temperature(TemperatureSensors::GPU), |t| format!("{t}C")),
+            cell(gpu.temperature(TemperatureSensor::GPU), |t| format!("{t}C")),
             format!(
                 "{} / {}",
                 cell(gpu.power_usage(), watts),
@@ -88,11 +88,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// The compute ("C") and graphics ("G") processes of `gpu`; a process in both lists is "C+G".
 fn add_processes(nvml: &Nvml, gpu: &Device<'_>, index: u32, procs: &mut Table) {
     let mut list: Vec<(ProcessInfo, &str)> = Vec::new();
-    match gpu.compute_running_processes() {
+    match gpu.running_compute_processes() {
         Ok(ps) => list.extend(ps.into_iter().map(|p| (p, "C"))),
         Err(e) => procs.row(vec![index.to_string(), na(&e), "C".into(), String::new(), String::new()]),
     }
-    match gpu.graphics_running_processes() {
+    match gpu.running_graphics_processes() {
         Ok(ps) => {
             for p in ps {
                 match list.iter_mut().find(|(q, _)| q.pid == p.pid) {

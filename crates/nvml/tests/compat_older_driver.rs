@@ -3,7 +3,7 @@
 //! appeared after that branch answers `NVML_ERROR_FUNCTION_NOT_FOUND`; then through a library
 //! that, like a real 525 driver, does not export those functions at all.
 
-use nvml::{Error, Nvml, TemperatureSensors};
+use nvml::{Error, Nvml, TemperatureSensor};
 
 #[test]
 #[allow(deprecated)] // nvmlDeviceGetTemperature, deprecated in 13.x, is what a 525 driver has.
@@ -20,7 +20,7 @@ fn newest_header_on_a_525_driver() {
     assert!(gpu.name().unwrap().starts_with("NVIDIA A100"), "{}", gpu.name().unwrap());
     let mem = gpu.memory_info().unwrap();
     assert!(mem.total > 0 && mem.used <= mem.total, "{mem:?}");
-    assert!(gpu.temperature(TemperatureSensors::GPU).unwrap() > 0);
+    assert!(gpu.temperature(TemperatureSensor::GPU).unwrap() > 0);
 
     // Functions of later branches are errors, not crashes (nvmlDeviceGetModuleId: 12.2, branch
     // 535); a family serves from its older member (nvmlDeviceGetTemperatureV is 12.8, branch
@@ -39,7 +39,7 @@ fn newest_header_on_a_525_driver() {
         Nvml::builder().library_path(dir.join("libnvidia-ml.so.1")).init().expect("init through the 525 symbol set");
     assert_eq!(nvml.driver_version().unwrap(), "525.147.05");
     let gpu = nvml.device_by_index(0).unwrap();
-    assert!(gpu.temperature(TemperatureSensors::GPU).unwrap() > 0);
+    assert!(gpu.temperature(TemperatureSensor::GPU).unwrap() > 0);
     assert_eq!(gpu.module_id(), Err(Error::FunctionNotFound(Some("nvmlDeviceGetModuleId"))));
     nvml.shutdown().unwrap();
 }

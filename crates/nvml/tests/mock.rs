@@ -138,7 +138,7 @@ fn h100_identity_of_every_device() {
         }),
         "cuda_compute_capability"
     );
-    assert_eq!(d0.num_gpu_cores(), Ok(16896), "gpu_cores");
+    assert_eq!(d0.num_cores(), Ok(16896), "gpu_cores");
     assert_eq!(d0.vbios_version().as_deref(), Ok("96.00.DA.00.0C"), "vbios_version");
     assert_eq!(d0.inforom_image_version().as_deref(), Ok("G520.0200.00.05"), "inforom.image");
     assert_eq!(d0.multi_gpu_board(), Ok(false), "multi_gpu_board");
@@ -175,7 +175,7 @@ fn h100_memory() {
 fn h100_thermal_and_power() {
     let Some(nvml) = in_profile("h100_thermal_and_power", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    assert_eq!(d.temperature(TemperatureSensors::GPU), Ok(33), "temperature.gpu through nvmlDeviceGetTemperatureV");
+    assert_eq!(d.temperature(TemperatureSensor::GPU), Ok(33), "temperature.gpu through nvmlDeviceGetTemperatureV");
     for (kind, want) in [
         (TemperatureThresholds::SHUTDOWN, 95),
         (TemperatureThresholds::SLOWDOWN, 89),
@@ -218,7 +218,7 @@ fn h100_clocks() {
     for (clock, current, max, boost) in [
         (ClockType::GRAPHICS, 345, 1980, Ok(1980)),
         (ClockType::SM, 345, 1980, Ok(1980)),
-        (ClockType::MEM, 2619, 2619, Err(Error::NotSupported)),
+        (ClockType::MEMORY, 2619, 2619, Err(Error::NotSupported)),
         (ClockType::VIDEO, 765, 1545, Err(Error::NotSupported)),
     ] {
         assert_eq!(d.clock_info(clock), Ok(current), "clocks of {clock:?}");
@@ -227,9 +227,9 @@ fn h100_clocks() {
         assert_eq!(d.clock(clock, ClockId::CUSTOMER_BOOST_MAX), boost, "clock({clock:?}, CUSTOMER_BOOST_MAX)");
     }
     assert_eq!(d.applications_clock(ClockType::GRAPHICS), Ok(1980), "application_clocks.graphics");
-    assert_eq!(d.applications_clock(ClockType::MEM), Ok(2619), "application_clocks.memory");
+    assert_eq!(d.applications_clock(ClockType::MEMORY), Ok(2619), "application_clocks.memory");
     assert_eq!(d.default_applications_clock(ClockType::GRAPHICS), Ok(1980), "default_application_clocks.graphics");
-    assert_eq!(d.default_applications_clock(ClockType::MEM), Ok(2619), "default_application_clocks.memory");
+    assert_eq!(d.default_applications_clock(ClockType::MEMORY), Ok(2619), "default_application_clocks.memory");
     assert_eq!(d.supported_memory_clocks(), Ok(vec![2619, 1593]), "supported_memory_clocks");
     let graphics = d.supported_graphics_clocks(2619).unwrap();
     let want: Vec<u32> = (0..=109).map(|i| 1980 - 15 * i).collect();
@@ -245,7 +245,7 @@ fn h100_clocks() {
 fn h100_running_processes() {
     let Some(nvml) = in_profile("h100_running_processes", "h100") else { return };
     let d0 = nvml.device_by_index(0).unwrap();
-    let procs = d0.compute_running_processes().unwrap();
+    let procs = d0.running_compute_processes().unwrap();
     let got: Vec<(u32, Option<u64>)> = procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
     assert_eq!(
         got,
@@ -256,12 +256,12 @@ fn h100_running_processes() {
         procs.iter().all(|p| p.gpu_instance_id.is_none() && p.compute_instance_id.is_none()),
         "no MIG instance: {procs:?}"
     );
-    assert_eq!(d0.graphics_running_processes(), Ok(vec![]), "no graphics processes");
-    assert_eq!(nvml.device_by_index(1).unwrap().compute_running_processes(), Ok(vec![]), "device 1 runs nothing");
+    assert_eq!(d0.running_graphics_processes(), Ok(vec![]), "no graphics processes");
+    assert_eq!(nvml.device_by_index(1).unwrap().running_compute_processes(), Ok(vec![]), "device 1 runs nothing");
     // The header's size query alone: how many, without the list.
-    assert_eq!(d0.compute_running_process_count(), Ok(2), "two compute processes on device 0");
-    assert_eq!(d0.graphics_running_process_count(), Ok(0), "no graphics processes");
-    assert_eq!(nvml.device_by_index(1).unwrap().compute_running_process_count(), Ok(0), "device 1 runs nothing");
+    assert_eq!(d0.running_compute_process_count(), Ok(2), "two compute processes on device 0");
+    assert_eq!(d0.running_graphics_process_count(), Ok(0), "no graphics processes");
+    assert_eq!(nvml.device_by_index(1).unwrap().running_compute_process_count(), Ok(0), "device 1 runs nothing");
     // "Set it to 0 to read utilization based on all the samples": `None` passes the 0.
     let samples = |since| -> Vec<(u32, u32)> {
         d0.process_utilization(since).unwrap().iter().map(|s| (s.pid, s.sm_util)).collect()
@@ -315,13 +315,13 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     assert_eq!(d.max_pcie_link_generation(), Ok(5), "pcie.max_link_gen");
     assert_eq!(d.gpu_max_pcie_link_generation(), Ok(5), "pcie.gpu_max_link_gen");
     assert_eq!(d.max_pcie_link_width(), Ok(16), "pcie.max_link_width");
-    assert_eq!(d.curr_pcie_link_generation(), Ok(5), "pcie.link_gen");
-    assert_eq!(d.curr_pcie_link_width(), Ok(16), "pcie.link_width");
+    assert_eq!(d.current_pcie_link_generation(), Ok(5), "pcie.link_gen");
+    assert_eq!(d.current_pcie_link_width(), Ok(16), "pcie.link_width");
     assert_eq!(d.pcie_throughput(PcieUtilCounter::TX_BYTES), Ok(880), "pcie.tx_kbps");
     assert_eq!(d.pcie_throughput(PcieUtilCounter::RX_BYTES), Ok(531), "pcie.rx_kbps");
     assert_eq!(d.pcie_replay_counter(), Ok(1), "pcie.replay_counter");
-    assert_eq!(d.pcie_speed(), Ok(32000), "pcie.speed_mbps");
-    let max_speed = d.pcie_link_max_speed();
+    assert_eq!(d.pcie_link_speed(), Ok(32000), "pcie.speed_mbps");
+    let max_speed = d.max_pcie_link_speed();
     assert_eq!(max_speed, Ok(PcieLinkMaxSpeed::SPEED_32000MBPS), "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s");
     assert_eq!(max_speed.map(PcieLinkMaxSpeed::mbps), Ok(Some(32000)), "the speed the code stands for");
     assert_eq!(PcieLinkMaxSpeed::INVALID.mbps(), None);
@@ -605,7 +605,7 @@ fn a100_values() {
     );
     assert_eq!(d.nvlink_version(11), Ok(3), "NVLink 3 on link 11");
     assert_eq!(d.nvlink_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
-    let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
+    let pids: Vec<u32> = d.running_compute_processes().unwrap().iter().map(|p| p.pid).collect();
     assert_eq!(pids, [4242, 4250], "device 0's processes");
 }
 
@@ -666,7 +666,7 @@ fn faults_from_the_environment() {
     assert_eq!(d.power_usage(), Err(Error::GpuIsLost), "call 3 of nvmlDeviceGetPowerUsage");
     assert_eq!(d.power_usage(), Err(Error::GpuIsLost), "call 4 of nvmlDeviceGetPowerUsage");
     // A list call that answers INSUFFICIENT_SIZE without a larger count is not retried forever.
-    assert_eq!(d.compute_running_processes(), Err(Error::InsufficientSize), "INSUFFICIENT_SIZE with no new count");
+    assert_eq!(d.running_compute_processes(), Err(Error::InsufficientSize), "INSUFFICIENT_SIZE with no new count");
     assert_eq!(d.uuid(), Err(Error::NoPermission), "always");
     // Other functions are unaffected.
     assert_eq!(d.name().as_deref(), Ok(H100_NAME));
@@ -684,9 +684,13 @@ fn faults_from_a_profile() {
     assert_eq!(d.temperature_threshold(TemperatureThresholds::SHUTDOWN), Ok(95), "call 1");
     assert_eq!(d.temperature_threshold(TemperatureThresholds::SHUTDOWN), Err(Error::NotReady), "call 2");
     // A prefix matches several functions.
-    assert_eq!(d.pcie_speed(), Err(Error::Unknown(1234)), "nvmlDeviceGetPcieSpeed");
+    assert_eq!(d.pcie_link_speed(), Err(Error::Unknown(1234)), "nvmlDeviceGetPcieSpeed");
     assert_eq!(d.pcie_replay_counter(), Err(Error::Unknown(1234)), "nvmlDeviceGetPcieReplayCounter");
-    assert_eq!(d.curr_pcie_link_generation(), Ok(5), "nvmlDeviceGetCurrPcieLinkGeneration does not match the prefix");
+    assert_eq!(
+        d.current_pcie_link_generation(),
+        Ok(5),
+        "nvmlDeviceGetCurrPcieLinkGeneration does not match the prefix"
+    );
 }
 
 /// `missing_functions`: the symbols exist but answer `NVML_ERROR_FUNCTION_NOT_FOUND`. A
@@ -711,8 +715,8 @@ fn missing_functions_answer_function_not_found() {
     assert_eq!((m.total, m.reserved, m.used, m.free), (total, 0, used, total - used), "v1 memory: {m:?}");
     // The _v2 process layout: same pids and memory.
     let pids: Vec<(u32, Option<u64>)> =
-        d0.compute_running_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
-    assert_eq!(pids, [(4242, Some(1 << 30)), (4250, Some(512 << 20))], "compute_running_processes falls back to _v2");
+        d0.running_compute_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
+    assert_eq!(pids, [(4242, Some(1 << 30)), (4250, Some(512 << 20))], "running_compute_processes falls back to _v2");
     // Every member of the family answers 13.
     let e = nvml.cuda_driver_version().unwrap_err();
     assert!(matches!(e, Error::FunctionNotFound(_)), "cuda_driver_version: {e:?}");
@@ -783,17 +787,17 @@ fn a_list_that_grows_is_fetched_again() {
     let d0 = nvml.device_by_index(0).unwrap();
     let pids = |l: Vec<ProcessInfo>| l.iter().map(|p| p.pid).collect::<Vec<_>>();
     assert_eq!(
-        d0.compute_running_processes().map(pids),
+        d0.running_compute_processes().map(pids),
         Ok(vec![4242, 4250, 4251]),
         "grew by one after the size query"
     );
-    assert_eq!(d0.compute_running_processes().map(pids), Ok(vec![4242, 4250, 4251, 4252]), "grew again");
+    assert_eq!(d0.running_compute_processes().map(pids), Ok(vec![4242, 4250, 4251, 4252]), "grew again");
     assert_eq!(
-        d0.compute_running_processes().map(pids),
+        d0.running_compute_processes().map(pids),
         Ok(vec![4242, 4250, 4251, 4252]),
         "the growth budget is spent"
     );
-    let added = d0.compute_running_processes().unwrap().pop().unwrap();
+    let added = d0.running_compute_processes().unwrap().pop().unwrap();
     assert_eq!(added.used_gpu_memory, Some(256 << 20), "the mock's added processes use 256 MiB");
 }
 
@@ -875,7 +879,7 @@ fn many_threads_share_one_nvml() {
                     assert_eq!(d.name().as_deref(), Ok(H100_NAME), "owned device {i}");
                     assert_eq!(d.power_usage(), Ok(70_815), "owned device {i}");
                 }
-                let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
+                let pids: Vec<u32> = d.running_compute_processes().unwrap().iter().map(|p| p.pid).collect();
                 assert_eq!(pids, if i == 0 { vec![4242, 4250] } else { vec![] }, "processes of owned device {i}");
             })
         })
@@ -977,7 +981,7 @@ fn h100_process_details_utilisation_and_names() {
     // Only samples newer than the last one seen.
     assert_eq!(d0.processes_utilization_info(u64::MAX), Err(Error::NotFound));
     // The v1 legacy process list, converted: its layout has no instance ids.
-    let t4_like = d0.compute_running_processes().unwrap();
+    let t4_like = d0.running_compute_processes().unwrap();
     assert!(t4_like.iter().all(|p| p.gpu_instance_id.is_none() && p.compute_instance_id.is_none()), "{t4_like:?}");
 }
 

@@ -420,6 +420,45 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfoV_t *i
     v2->healthMask = 0x5;
     return NVML_SUCCESS;
 }
+
+/* "info: Returns detailed profile information", in "a versioned nvmlGpuInstanceProfileInfo_v2_t
+ * or later output structure". Here the library departs from the header as driver 580.159.04
+ * does on a real H100 (crates/nvml-mock/tests/real/README.md, runs 8 and 9): it zeroes the
+ * version word in every layout and, asked in layout v3, leaves the name empty and writes it
+ * where layout v2 has it (8 bytes into v3's name). */
+static nvmlReturn_t gi_profile(nvmlDevice_t d, unsigned int id, nvmlGpuInstanceProfileInfo_v2_t *info) {
+    DEVICE(d);
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (info->version == nvmlGpuInstanceProfileInfo_v3) {
+        nvmlGpuInstanceProfileInfo_v3_t *v3 = (nvmlGpuInstanceProfileInfo_v3_t *)info;
+        memset(v3, 0, sizeof *v3);
+        v3->id = id;
+        v3->sliceCount = 1;
+        v3->instanceCount = 7;
+        v3->memorySizeMB = 9984;
+        v3->capabilities = 2;
+        strcpy((char *)v3 + offsetof(nvmlGpuInstanceProfileInfo_v2_t, name), "MIG 1g.10gb");
+        return NVML_SUCCESS;
+    }
+    if (info->version != nvmlGpuInstanceProfileInfo_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    memset(info, 0, sizeof *info);
+    info->id = id;
+    info->sliceCount = 1;
+    info->instanceCount = 7;
+    info->memorySizeMB = 9984;
+    strcpy(info->name, "MIG 1g.10gb");
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t d, unsigned int profile,
+                                                  nvmlGpuInstanceProfileInfo_v2_t *info) {
+    if (profile != NVML_GPU_INSTANCE_PROFILE_1_SLICE) return NVML_ERROR_INVALID_ARGUMENT;
+    return gi_profile(d, 19, info);
+}
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t d, unsigned int profileId,
+                                                      nvmlGpuInstanceProfileInfo_v2_t *info) {
+    if (profileId != 19) return NVML_ERROR_INVALID_ARGUMENT;
+    return gi_profile(d, profileId, info);
+}
 /* "count: When zero, is set to the number of matching GPUs such that deviceArray can be
  * malloc'd. When non-zero, deviceArray will be filled with count number of device handles."
  * As driver 580.159.04 does, a non-zero count is left as given (asked for 32 with one GPU, it
@@ -588,12 +627,12 @@ fn a_version_retry_passes_the_capacity_it_allocated() {
 fn counts_no_list_has_are_errors() {
     let Some(nvml) = library("counts_no_list_has_are_errors") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    assert!(matches!(d.compute_running_processes(), Err(Error::Implausible(_))), "a process count of 0xFFFFFFFF");
+    assert!(matches!(d.running_compute_processes(), Err(Error::Implausible(_))), "a process count of 0xFFFFFFFF");
     let v = VgpuInstance::from_id(&nvml, 1);
     assert!(matches!(v.metadata(), Err(Error::Implausible(_))), "a metadata size of 0xFFFFFFFF bytes");
     let request = NvlinkTelemetryRequest { link_id: 0, sample_type: NvlinkTelemetrySampleType(0) };
     assert!(matches!(d.nvlink_telemetry_samples(&[request]), Err(Error::Implausible(_))), "0xFFFFFFFF samples");
-    let e = d.compute_running_processes().unwrap_err();
+    let e = d.running_compute_processes().unwrap_err();
     assert_eq!(e.code(), sys::NVML_ERROR_UNKNOWN);
     assert!(e.to_string().starts_with("an implausible answer from the library"), "{e}");
 }
@@ -692,6 +731,22 @@ fn an_older_record_layout_is_retried_and_converted() {
     let f = d.gpu_fabric_info().expect("the v2 layout after ARGUMENT_VERSION_MISMATCH");
     assert_eq!(f.cluster_uuid, vec![0x11; 16]);
     assert_eq!((f.status, f.state, f.health_mask), (Return::SUCCESS, sys::NVML_GPU_FABRIC_STATE_COMPLETED as u8, 5));
+}
+
+/// Driver 580.159.04 answers a GPU instance profile in layout v3 with an empty name and names
+/// it in layout v2 (the library above does the same): both methods take the name from v2 and
+/// the rest, `capabilities` included, from v3 (`fill_from_older`).
+#[test]
+fn a_profile_name_layout_v3_leaves_empty_is_taken_from_v2() {
+    let Some(nvml) = library("a_profile_name_layout_v3_leaves_empty_is_taken_from_v2") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let by_profile = d.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32).unwrap();
+    let by_id = d.gpu_instance_profile_info_by_id(19).unwrap();
+    for p in [by_profile, by_id] {
+        assert_eq!(p.name, "MIG 1g.10gb");
+        assert_eq!((p.id, p.slice_count, p.instance_count, p.memory_size_mb, p.capabilities), (19, 1, 7, 9984, 2));
+    }
+    assert_eq!(d.gpu_instance_profile_info(3), Err(Error::InvalidArgument));
 }
 
 #[test]

@@ -151,7 +151,7 @@ fn a_list_that_always_grows_gives_up_after_the_retry_bound() {
     let nvml = Nvml::builder().library_path(&path).init().unwrap();
     let d = nvml.device_by_index(0).unwrap();
     // Steady state: a size query and a fill.
-    let graphics = d.graphics_running_processes().unwrap();
+    let graphics = d.running_graphics_processes().unwrap();
     assert_eq!(
         graphics.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(),
         [(100, Some(1 << 20)), (101, Some(2 << 20))]
@@ -159,7 +159,7 @@ fn a_list_that_always_grows_gives_up_after_the_retry_bound() {
     assert_eq!(counter(nvml.lib(), "stub_graphics_calls"), 2, "two calls when the list does not change");
     // A list longer at every call: the size query and three refills (4 attempts), then
     // INSUFFICIENT_SIZE.
-    assert_eq!(d.compute_running_processes(), Err(Error::InsufficientSize), "the list never fits");
+    assert_eq!(d.running_compute_processes(), Err(Error::InsufficientSize), "the list never fits");
     assert_eq!(counter(nvml.lib(), "stub_compute_calls"), 4, "LIST_ATTEMPTS calls, no more");
 }
 
@@ -175,7 +175,7 @@ fn an_old_driver_is_reached_through_the_unversioned_names() {
     let m = d.memory_info().expect("memory_info falls back to nvmlDeviceGetMemoryInfo");
     assert_eq!((m.total, m.used, m.free, m.reserved), (16 << 30, 3 << 30, 13 << 30, 0), "{m:?}");
     // The v1 process layout, converted.
-    let procs = d.compute_running_processes().expect("falls back to nvmlDeviceGetComputeRunningProcesses");
+    let procs = d.running_compute_processes().expect("falls back to nvmlDeviceGetComputeRunningProcesses");
     assert_eq!(procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(), [(777, Some(5 << 20))]);
     // Owned handles and clones share one init: one shutdown when the last is dropped.
     let owned = d.into_owned();

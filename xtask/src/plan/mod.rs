@@ -206,6 +206,9 @@ pub struct Method {
     pub owner: Owner,
     /// The Rust method name.
     pub name: String,
+    /// Names a published release gave the method (`former_methods`): deprecated methods that
+    /// call it.
+    pub former: Vec<String>,
     /// Newest first; the first defines the Rust signature.
     pub calls: Vec<Call>,
     pub shape: &'static str,
@@ -225,6 +228,9 @@ pub struct ResultStruct {
     pub symbol: String,
     /// The output parameters, by C name, in the function's order.
     pub outputs: Vec<String>,
+    /// Names a published release gave the struct (after a method's former name): deprecated
+    /// aliases of it.
+    pub former: Vec<String>,
 }
 
 /// The whole plan for one header and rules.
@@ -380,6 +386,28 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
             d.warn(place("inputs", record), "matches nothing: the fields' comments give the same inputs");
         } else if !plan.record_io.contains_key(record) {
             d.warn(place("inputs", record), "matches nothing: no method takes this record in and out");
+        }
+    }
+    for (key, old) in &rules.fill_from_older {
+        let record = key.split_once('.').map_or(key.as_str(), |(r, _)| r);
+        let returned = plan.methods.iter().any(|m| {
+            m.returns.is_none()
+                && m.calls[0].outputs().count() == 1
+                && m.calls[0].outputs().any(|p| p.role == Role::Out(Val::Record(record.to_string())))
+        });
+        if !returned || !plan.older_layouts.get(record).is_some_and(|l| l.contains(old)) {
+            d.warn(
+                place("fill_from_older", key),
+                format!("matches nothing: no method returns the record with `{old}` as an older layout"),
+            );
+        }
+    }
+    for key in rules.former_methods.keys() {
+        if plan.method(key).is_none() && b.model.functions.contains_key(key) {
+            d.warn(
+                place("former_methods", key),
+                "names no generated method (a family member is named under its API name)",
+            );
         }
     }
     for key in rules.renames.keys() {
@@ -648,7 +676,16 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         }
         let shape = shape_of(&calls[0]);
         let across = calls.iter().filter_map(|c| Some((c.symbol.clone(), across.get(&c.symbol)?.clone()))).collect();
-        plan.methods.push(Method { key, owner, name, calls, shape, returns: None, across });
+        let former = b.former_methods.get(&key).cloned().unwrap_or_default();
+        for old in &former {
+            if let Some(other) = names.insert((owner.clone(), old.clone()), key.clone()) {
+                d.error(
+                    format!("{RULES_FILE}: former_methods"),
+                    format!("`{old}` of `{key}` is already method `{old}` of {} (`{other}`)", owner_label(b, &owner)),
+                );
+            }
+        }
+        plan.methods.push(Method { key, owner, name, calls, shape, returns: None, across, former });
     }
     for m in &plan.methods {
         for p in &m.calls[0].params {

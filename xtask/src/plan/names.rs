@@ -79,7 +79,10 @@ pub fn type_names(
     taken.insert("Error".into(), "the error type".into());
     taken.insert("Nvml".into(), "the library type".into());
     for name in m.enums.keys().chain(records.iter()) {
-        let rust = safe_type_name(m, name);
+        let rust = match b.type_renames.get(name) {
+            Some(r) => r.name.clone(),
+            None => safe_type_name(m, name),
+        };
         // Two layouts of one record (their C names give different versions) share a type.
         let layouts = |other: &str| {
             records.contains(name) && records.contains(other) && c_version(m, name) != c_version(m, other)
@@ -216,7 +219,16 @@ pub fn result_structs(
             .find(|n| !taken.contains(n) && (!out.contains_key(n) || shared(n, &out)));
         match name {
             Some(n) => {
-                out.entry(n.clone()).or_insert(ResultStruct { symbol: head.symbol.clone(), outputs });
+                // The struct's names under the method's former names (`former_methods`): kept as
+                // deprecated aliases, as the methods are.
+                let former = methods[i]
+                    .former
+                    .iter()
+                    .map(|old| crate::rules::names::camel(old))
+                    .map(|old| if taken.contains(&old) { format!("{old}Info") } else { old })
+                    .filter(|old| *old != n && !taken.contains(old) && !out.contains_key(old))
+                    .collect();
+                out.entry(n.clone()).or_insert(ResultStruct { symbol: head.symbol.clone(), outputs, former });
                 methods[i].returns = Some(n);
             }
             None => d.error(

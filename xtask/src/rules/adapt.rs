@@ -118,6 +118,14 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("owned", rules.owned, |k: &str| model.handles.contains_key(k), "the header has no such handle");
     keep!("ids", rules.ids, |k: &str| model.typedefs.contains_key(k), "the header has no such typedef");
     keep!("renames", rules.renames, function, no_function);
+    keep!("former_methods", rules.former_methods, function, no_function);
+    keep!(
+        "type_renames",
+        rules.type_renames,
+        |k: &str| model.enums.contains_key(k) || model.typedefs.contains_key(k),
+        "the header has no such enum"
+    );
+    keep!("constant_renames", rules.constant_renames, constant, "the header has no such constant");
     keep!("manual", rules.manual, function, no_function);
     keep!("directions", rules.directions, function, no_function);
     keep!("strings", rules.strings, function, no_function);
@@ -126,6 +134,7 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("struct_versions", rules.struct_versions, record, no_record);
     keep!("inputs", rules.inputs, record, no_record);
     keep!("former_names", rules.former_names, record, no_record);
+    keep!("fill_from_older", rules.fill_from_older, record, no_record);
     keep!("list_fields", rules.list_fields, record, no_record);
     keep!("counted", rules.counted, record, no_record);
     keep!("tagged_values", rules.tagged_values, record, no_record);

@@ -65,6 +65,17 @@ pub struct Rules {
     pub owned: BTreeMap<String, String>,
     /// Function → method name in the safe crate, where the derived snake-case name is wrong.
     pub renames: BTreeMap<String, String>,
+    /// Function (or versioned family) → method names a published release gave its method
+    /// before a `renames` rule or a better derived name replaced them: each stays as a
+    /// deprecated method that calls the new one, so that the rename is a minor release.
+    pub former_methods: BTreeMap<String, Vec<String>>,
+    /// C enum (its name or a typedef of it) → the safe type's name, where the derived one
+    /// reads worse; `former` is the name a published release had, which stays as a deprecated
+    /// type alias.
+    pub type_renames: BTreeMap<String, Renamed>,
+    /// Constant of a C enum → its name in the safe type, where the derived one reads worse;
+    /// `former` stays as a deprecated associated constant.
+    pub constant_renames: BTreeMap<String, Renamed>,
     /// Functions (a trailing `*` matches a prefix) the safe crate does not wrap, with the reason.
     pub skip: BTreeMap<String, String>,
     /// Functions wrapped by a hand-written file of the safe crate, with that file's path.
@@ -116,6 +127,10 @@ pub struct Rules {
     /// `record.field` → the field's name in the record's older layouts, where a newer layout
     /// renamed a field (same place, same meaning): a conversion between layouts keeps it.
     pub former_names: BTreeMap<String, String>,
+    /// `record.field` → an older layout of the record, where a driver answers the newer layout
+    /// with the field empty although it fills it in the older one: when the answer's field is
+    /// empty, the method asks again in the older layout and takes the field from it.
+    pub fill_from_older: BTreeMap<String, String>,
     /// `record.field` (a list of entries) → the field of older layouts that a newer layout
     /// holds as one entry of the list, as the header says: a conversion from an older layout
     /// makes that entry (`entry`: each member of the entry from a header constant or the
@@ -152,6 +167,17 @@ pub struct OlderRules {
     pub inputs: BTreeMap<String, Vec<String>>,
     /// As [`Rules::directions`], for older headers whose text does not give the direction.
     pub directions: BTreeMap<String, Direction>,
+}
+
+/// A better name for a type or constant, and the one a published release gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Renamed {
+    pub name: String,
+    /// The name a published release had: kept, deprecated, so that the rename is a minor
+    /// release.
+    #[serde(default)]
+    pub former: Option<String>,
 }
 
 /// Which way a pointer parameter carries data.
@@ -330,6 +356,11 @@ pub struct Bindings {
     /// Owned handle typedef → its free function.
     pub owned: BTreeMap<String, String>,
     pub renames: BTreeMap<String, String>,
+    /// Function or family → the deprecated former method names.
+    pub former_methods: BTreeMap<String, Vec<String>>,
+    /// Enum model name → its renamed safe type (the rule's keys resolved to the enum).
+    pub type_renames: BTreeMap<String, Renamed>,
+    pub constant_renames: BTreeMap<String, Renamed>,
     /// Function → reason.
     pub skipped: BTreeMap<String, String>,
     /// Function → hand-written file.
@@ -356,6 +387,8 @@ pub struct Bindings {
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
     /// `record.field` → its name in older layouts (the `former_names` rules).
     pub former_names: BTreeMap<String, String>,
+    /// `record.field` → the older layout that fills it (the `fill_from_older` rules).
+    pub fill_from_older: BTreeMap<String, String>,
     /// `record.field` → how an older layout's field becomes an entry of it (`list_fields`).
     pub list_fields: BTreeMap<String, ListFieldRule>,
     /// `record.array` → the field that counts its filled entries (`counted` rules, and where
@@ -438,6 +471,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     not_arrays(&i, &mut d);
     owned(&i, &mut d);
     renames(&i, &mut d);
+    former_methods(&i, &mut d);
+    let type_renames = type_renames(&i, &mut d);
+    constant_renames(&i, &mut d);
     let skipped = skip(&i, &mut d);
     manual(&i, &skipped, &mut d);
     ids(&i, &mut d);
@@ -451,6 +487,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     raw_unions(&i, &tagged_values, &mut d);
     inputs(&i, &mut d);
     former_names(&i, &mut d);
+    fill_from_older(&i, &mut d);
     list_fields(&i, &mut d);
     booleans(&i, &mut d);
     let counted = counted(&i, &mut d);
@@ -466,6 +503,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         not_arrays: rules.not_arrays.clone(),
         owned: rules.owned.clone(),
         renames: rules.renames.clone(),
+        former_methods: rules.former_methods.clone(),
+        type_renames,
+        constant_renames: rules.constant_renames.clone(),
         skipped,
         manual: rules.manual.clone(),
         ids: rules.ids.clone(),
@@ -481,6 +521,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         byte_unions: rules.byte_unions.clone(),
         inputs: rules.inputs.clone(),
         former_names: rules.former_names.clone(),
+        fill_from_older: rules.fill_from_older.clone(),
         list_fields: rules.list_fields.clone(),
         counted,
         booleans: rules.booleans.clone(),
@@ -707,6 +748,78 @@ fn renames(i: &Inputs, d: &mut Diagnostics) {
         if function(model, func, &p, d).is_some() && !is_rust_fn_name(name) {
             d.error(p, format!("`{name}` is not a snake_case Rust method name"));
         }
+    }
+}
+
+/// Checks `former_methods`: a function of the header and snake_case method names, none of
+/// them the name its `renames` rule gives.
+fn former_methods(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
+    for (func, names) in &rules.former_methods {
+        let p = i.place("former_methods", func);
+        if function(model, func, &p, d).is_none() {
+            continue;
+        }
+        if names.is_empty() {
+            d.error(p.clone(), "lists no former name");
+        }
+        for name in names {
+            if !is_rust_fn_name(name) {
+                d.error(p.clone(), format!("`{name}` is not a snake_case Rust method name"));
+            } else if rules.renames.get(func) == Some(name) {
+                d.error(p.clone(), format!("`{name}` is the method's current name (its `renames` rule)"));
+            }
+        }
+    }
+}
+
+/// Resolves `type_renames` to the enums they name (by the enum's name or a typedef of it) and
+/// checks the names: CamelCase, and a former name other than the new one.
+fn type_renames(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, Renamed> {
+    let Inputs { model, rules, .. } = *i;
+    let mut out = BTreeMap::new();
+    for (c, r) in &rules.type_renames {
+        let p = i.place("type_renames", c);
+        let enum_name = match model.typedefs.get(c).map(|t| model.resolve_typedef(&t.ty)) {
+            Some(Ty::Named(n)) if model.enums.contains_key(n) => n.clone(),
+            _ if model.enums.contains_key(c) => c.clone(),
+            _ => {
+                d.error(p, format!("`{c}` is not an enum of the header (or a typedef of one)"));
+                continue;
+            }
+        };
+        check_renamed(r, is_rust_type_name, "CamelCase Rust type", &p, d);
+        out.insert(enum_name, r.clone());
+    }
+    out
+}
+
+/// Checks `constant_renames`: a constant of an enum of the header, and SCREAMING_CASE names.
+fn constant_renames(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
+    let screaming = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_uppercase())
+            && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    for (c, r) in &rules.constant_renames {
+        let p = i.place("constant_renames", c);
+        if !model.enums.values().any(|e| e.constants.iter().any(|k| k.name == *c)) {
+            d.error(p, format!("`{c}` is not a constant of an enum of the header"));
+            continue;
+        }
+        check_renamed(r, screaming, "SCREAMING_CASE Rust constant", &p, d);
+    }
+}
+
+/// Checks a rename's new and former name against `valid`.
+fn check_renamed(r: &Renamed, valid: impl Fn(&str) -> bool, what: &str, p: &str, d: &mut Diagnostics) {
+    for n in std::iter::once(&r.name).chain(&r.former) {
+        if !valid(n) {
+            d.error(p.to_string(), format!("`{n}` is not a {what} name"));
+        }
+    }
+    if r.former.as_ref() == Some(&r.name) {
+        d.error(p.to_string(), format!("`{}` is both the new and the former name", r.name));
     }
 }
 
@@ -1154,6 +1267,25 @@ fn former_names(i: &Inputs, d: &mut Diagnostics) {
         let Some((record, _, field)) = record_field(i.model, key, &p, d) else { continue };
         if !record.fields.iter().any(|g| g.name == field) {
             d.error(p, format!("`{field}` is not a field of `{}`", record.name));
+        }
+    }
+}
+
+/// Each `fill_from_older` key names a field of a record, and its value another record that has
+/// a field of that name.
+fn fill_from_older(i: &Inputs, d: &mut Diagnostics) {
+    for (key, older) in &i.rules.fill_from_older {
+        let p = i.place("fill_from_older", key);
+        let Some((record, _, field)) = record_field(i.model, key, &p, d) else { continue };
+        if !record.fields.iter().any(|g| g.name == field) {
+            d.error(p.clone(), format!("`{field}` is not a field of `{}`", record.name));
+        }
+        match i.model.records.get(older) {
+            None => d.error(p, format!("`{older}` is not a record of the header")),
+            Some(o) if !o.fields.iter().any(|g| g.name == field) => {
+                d.error(p, format!("`{older}` has no field `{field}` to take"))
+            }
+            Some(_) => {}
         }
     }
 }

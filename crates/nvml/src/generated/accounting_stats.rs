@@ -241,9 +241,6 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// To query the number of processes under Accounting Mode, call this function with *count = 0 and pids=NULL.
-    /// The return code will be [`Error::InsufficientSize`] with an updated count value indicating the number of processes.
-    ///
     /// For more details see [`Device::accounting_stats`].
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
@@ -424,7 +421,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
-    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::accounting_pids`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetAccountingPids`.
     ///

@@ -588,10 +588,16 @@ impl<'n> Device<'n> {
         note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
     )]
     #[inline]
-    pub fn set_gpc_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
+    pub fn set_gpc_clock_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpcClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_gpc_clock_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `set_gpc_clock_vf_offset`")]
+    #[inline]
+    pub fn set_gpc_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
+        self.set_gpc_clock_vf_offset(offset)
     }
     /// Set clocks that device will lock to.
     ///
@@ -709,10 +715,16 @@ impl<'n> Device<'n> {
         note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
     )]
     #[inline]
-    pub fn set_mem_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
+    pub fn set_mem_clock_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_mem_clock_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `set_mem_clock_vf_offset`")]
+    #[inline]
+    pub fn set_mem_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
+        self.set_mem_clock_vf_offset(offset)
     }
     /// Set memory clocks that device will lock to.
     ///

@@ -273,7 +273,10 @@ impl ClockType {
     /// Memory clock domain
     ///
     ///`NVML_CLOCK_MEM`
-    pub const MEM: ClockType = ClockType(sys::NVML_CLOCK_MEM);
+    pub const MEMORY: ClockType = ClockType(sys::NVML_CLOCK_MEM);
+    /// The former name of [`Self::MEMORY`].
+    #[deprecated(note = "renamed `MEMORY`")]
+    pub const MEM: ClockType = ClockType::MEMORY;
     /// Video encoder/decoder clock domain
     ///
     ///`NVML_CLOCK_VIDEO`
@@ -287,7 +290,7 @@ impl ClockType {
         match self.0 {
             sys::NVML_CLOCK_GRAPHICS => Some("GRAPHICS"),
             sys::NVML_CLOCK_SM => Some("SM"),
-            sys::NVML_CLOCK_MEM => Some("MEM"),
+            sys::NVML_CLOCK_MEM => Some("MEMORY"),
             sys::NVML_CLOCK_VIDEO => Some("VIDEO"),
             sys::NVML_CLOCK_COUNT => Some("COUNT"),
             _ => None,
@@ -303,7 +306,7 @@ impl core::fmt::Display for ClockType {
             match self.0 {
                 sys::NVML_CLOCK_GRAPHICS => "Graphics",
                 sys::NVML_CLOCK_SM => "SM",
-                sys::NVML_CLOCK_MEM => "MEM",
+                sys::NVML_CLOCK_MEM => "Memory",
                 sys::NVML_CLOCK_VIDEO => "Video",
                 sys::NVML_CLOCK_COUNT => "Count",
                 other => return write!(f, "{other}"),
@@ -1353,30 +1356,31 @@ impl core::fmt::Display for Return {
         )
     }
 }
+/// The former name of [`TemperatureSensor`].
+#[deprecated(note = "renamed `TemperatureSensor`")]
+pub type TemperatureSensors = TemperatureSensor;
 /// Temperature sensors.
 ///
-///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensors::name`]).
+///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensor::name`]).
 #[doc(alias = "nvmlTemperatureSensors_enum")]
 #[doc(alias = "nvmlTemperatureSensors_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureSensors(pub u32);
-impl TemperatureSensors {
+pub struct TemperatureSensor(pub u32);
+impl TemperatureSensor {
     /// Temperature sensor for the GPU die
     ///
     ///`NVML_TEMPERATURE_GPU`
-    pub const GPU: TemperatureSensors = TemperatureSensors(sys::NVML_TEMPERATURE_GPU);
+    pub const GPU: TemperatureSensor = TemperatureSensor(sys::NVML_TEMPERATURE_GPU);
     /// Temperature from the hottest part of the GPU die
     ///
     ///`NVML_TEMPERATURE_GPU_MAX`
-    pub const GPU_MAX: TemperatureSensors = TemperatureSensors(
+    pub const GPU_MAX: TemperatureSensor = TemperatureSensor(
         sys::NVML_TEMPERATURE_GPU_MAX,
     );
     ///
     ///`NVML_TEMPERATURE_COUNT`
-    pub const COUNT: TemperatureSensors = TemperatureSensors(
-        sys::NVML_TEMPERATURE_COUNT,
-    );
+    pub const COUNT: TemperatureSensor = TemperatureSensor(sys::NVML_TEMPERATURE_COUNT);
     /// The constant's name, or `None` for a value the header does not define.
     pub const fn name(self) -> Option<&'static str> {
         match self.0 {
@@ -1387,8 +1391,8 @@ impl TemperatureSensors {
         }
     }
 }
-open_newtype!(TemperatureSensors(u32), signed);
-impl core::fmt::Display for TemperatureSensors {
+open_newtype!(TemperatureSensor(u32), signed);
+impl core::fmt::Display for TemperatureSensor {
     /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
     /// writes it; a value the header does not define, as its number.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -69,58 +69,67 @@ impl serde::Serialize for AutoBoostedClocksEnabled {
         st.end()
     }
 }
+/// The former name of [`GpcClockMinMaxVfOffset`].
+#[deprecated(note = "renamed `GpcClockMinMaxVfOffset`")]
+pub type GpcClkMinMaxVfOffset = GpcClockMinMaxVfOffset;
 /// What `nvmlDeviceGetGpcClkMinMaxVfOffset` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
-pub struct GpcClkMinMaxVfOffset {
+pub struct GpcClockMinMaxVfOffset {
     /// The retrieved GPCCLK VF min offset value
     pub min_offset: i32,
     /// The retrieved GPCCLK VF max offset value
     pub max_offset: i32,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpcClkMinMaxVfOffset {
+impl serde::Serialize for GpcClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("GpcClkMinMaxVfOffset", 2)?;
+        let mut st = s.serialize_struct("GpcClockMinMaxVfOffset", 2)?;
         st.serialize_field("minOffset", &self.min_offset)?;
         st.serialize_field("maxOffset", &self.max_offset)?;
         st.end()
     }
 }
+/// The former name of [`MemClockMinMaxVfOffset`].
+#[deprecated(note = "renamed `MemClockMinMaxVfOffset`")]
+pub type MemClkMinMaxVfOffset = MemClockMinMaxVfOffset;
 /// What `nvmlDeviceGetMemClkMinMaxVfOffset` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
-pub struct MemClkMinMaxVfOffset {
+pub struct MemClockMinMaxVfOffset {
     /// The retrieved MemClk VF min offset value
     pub min_offset: i32,
     /// The retrieved MemClk VF max offset value
     pub max_offset: i32,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for MemClkMinMaxVfOffset {
+impl serde::Serialize for MemClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("MemClkMinMaxVfOffset", 2)?;
+        let mut st = s.serialize_struct("MemClockMinMaxVfOffset", 2)?;
         st.serialize_field("minOffset", &self.min_offset)?;
         st.serialize_field("maxOffset", &self.max_offset)?;
         st.end()
     }
 }
+/// The former name of [`MinMaxClockOfPstate`].
+#[deprecated(note = "renamed `MinMaxClockOfPstate`")]
+pub type MinMaxClockOfPState = MinMaxClockOfPstate;
 /// What `nvmlDeviceGetMinMaxClockOfPState` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
-pub struct MinMaxClockOfPState {
+pub struct MinMaxClockOfPstate {
     /// Min clock frequency
     pub min_clock_m_hz: u32,
     /// Max clock frequency
     pub max_clock_m_hz: u32,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for MinMaxClockOfPState {
+impl serde::Serialize for MinMaxClockOfPstate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("MinMaxClockOfPState", 2)?;
+        let mut st = s.serialize_struct("MinMaxClockOfPstate", 2)?;
         st.serialize_field("minClockMHz", &self.min_clock_m_hz)?;
         st.serialize_field("maxClockMHz", &self.max_clock_m_hz)?;
         st.end()
@@ -203,35 +212,6 @@ impl<'n> Device<'n> {
             default_is_enabled: c_default_is_enabled != 0,
         })
     }
-    /// Retrieves the frequency monitor fault status for the device.
-    ///
-    /// For Ampere ™ or newer fully supported devices.
-    /// Requires root user.
-    ///
-    /// See [`ClkMonStatus`] for details on decoding the status output.
-    ///
-    /// See also: [`Device::clk_mon_status`]
-    ///
-    /// Returns the clkmon fault status.
-    ///
-    /// Calls `nvmlDeviceGetClkMonStatus`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetClkMonStatus")]
-    #[inline]
-    pub fn clk_mon_status(&self) -> Result<ClkMonStatus, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
-        let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(<ClkMonStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
-    }
     /// Retrieves the clock speed for the clock specified by the clock type and clock ID.
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -291,12 +271,47 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, r#type.0, & mut c_clock)))?;
         Ok(c_clock)
     }
+    /// Retrieves the frequency monitor fault status for the device.
+    ///
+    /// For Ampere ™ or newer fully supported devices.
+    /// Requires root user.
+    ///
+    /// See [`ClkMonStatus`] for details on decoding the status output.
+    ///
+    /// See also: [`Device::clock_monitor_status`]
+    ///
+    /// Returns the clkmon fault status.
+    ///
+    /// Calls `nvmlDeviceGetClkMonStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetClkMonStatus")]
+    #[inline]
+    pub fn clock_monitor_status(&self) -> Result<ClkMonStatus, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
+        let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_status)))?;
+        Ok(<ClkMonStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
+    }
+    /// The former name of [`Self::clock_monitor_status`], which it calls.
+    #[deprecated(note = "renamed `clock_monitor_status`")]
+    #[inline]
+    pub fn clk_mon_status(&self) -> Result<ClkMonStatus, Error> {
+        self.clock_monitor_status()
+    }
     /// Retrieve min, max and current clock offset of some clock domain for a given PState
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Note: [`Device::gpc_clk_vf_offset`], [`Device::mem_clk_vf_offset`], [`Device::gpc_clk_min_max_vf_offset`] and
-    /// [`Device::mem_clk_min_max_vf_offset`] will be deprecated in a future release.
+    /// Note: [`Device::gpc_clock_vf_offset`], [`Device::mem_clock_vf_offset`], [`Device::gpc_clock_min_max_vf_offset`] and
+    /// [`Device::mem_clock_min_max_vf_offset`] will be deprecated in a future release.
     /// Use [`Device::clock_offsets`] instead.
     ///
     /// Calls `nvmlDeviceGetClockOffsets`.
@@ -500,15 +515,21 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpcClkMinMaxVfOffset")]
     #[inline]
-    pub fn gpc_clk_min_max_vf_offset(&self) -> Result<GpcClkMinMaxVfOffset, Error> {
+    pub fn gpc_clock_min_max_vf_offset(&self) -> Result<GpcClockMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
         let mut c_max_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_offset, & mut c_max_offset)))?;
-        Ok(GpcClkMinMaxVfOffset {
+        Ok(GpcClockMinMaxVfOffset {
             min_offset: c_min_offset,
             max_offset: c_max_offset,
         })
+    }
+    /// The former name of [`Self::gpc_clock_min_max_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `gpc_clock_min_max_vf_offset`")]
+    #[inline]
+    pub fn gpc_clk_min_max_vf_offset(&self) -> Result<GpcClockMinMaxVfOffset, Error> {
+        self.gpc_clock_min_max_vf_offset()
     }
     /// Retrieve the GPCCLK VF offset value
     ///
@@ -525,11 +546,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpcClkVfOffset")]
     #[inline]
-    pub fn gpc_clk_vf_offset(&self) -> Result<i32, Error> {
+    pub fn gpc_clock_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_offset)))?;
         Ok(c_offset)
+    }
+    /// The former name of [`Self::gpc_clock_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `gpc_clock_vf_offset`")]
+    #[inline]
+    pub fn gpc_clk_vf_offset(&self) -> Result<i32, Error> {
+        self.gpc_clock_vf_offset()
     }
     /// Retrieves the maximum clock speeds for the device.
     ///
@@ -605,15 +632,21 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemClkMinMaxVfOffset")]
     #[inline]
-    pub fn mem_clk_min_max_vf_offset(&self) -> Result<MemClkMinMaxVfOffset, Error> {
+    pub fn mem_clock_min_max_vf_offset(&self) -> Result<MemClockMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
         let mut c_max_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_offset, & mut c_max_offset)))?;
-        Ok(MemClkMinMaxVfOffset {
+        Ok(MemClockMinMaxVfOffset {
             min_offset: c_min_offset,
             max_offset: c_max_offset,
         })
+    }
+    /// The former name of [`Self::mem_clock_min_max_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `mem_clock_min_max_vf_offset`")]
+    #[inline]
+    pub fn mem_clk_min_max_vf_offset(&self) -> Result<MemClockMinMaxVfOffset, Error> {
+        self.mem_clock_min_max_vf_offset()
     }
     /// Retrieve the MemClk (Memory Clock) VF offset value.
     ///
@@ -630,11 +663,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemClkVfOffset")]
     #[inline]
-    pub fn mem_clk_vf_offset(&self) -> Result<i32, Error> {
+    pub fn mem_clock_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_offset)))?;
         Ok(c_offset)
+    }
+    /// The former name of [`Self::mem_clock_vf_offset`], which it calls.
+    #[deprecated(note = "renamed `mem_clock_vf_offset`")]
+    #[inline]
+    pub fn mem_clk_vf_offset(&self) -> Result<i32, Error> {
+        self.mem_clock_vf_offset()
     }
     /// Retrieve min and max clocks of some clock domain for a given PState
     ///
@@ -653,11 +692,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxClockOfPState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxClockOfPState")]
     #[inline]
-    pub fn min_max_clock_of_p_state(
+    pub fn min_max_clock_of_pstate(
         &self,
         r#type: ClockType,
         pstate: Pstates,
-    ) -> Result<MinMaxClockOfPState, Error> {
+    ) -> Result<MinMaxClockOfPstate, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinMaxClockOfPState()?;
         let mut c_min_clock_m_hz: u32 = Default::default();
         let mut c_max_clock_m_hz: u32 = Default::default();
@@ -667,10 +706,20 @@ impl<'n> Device<'n> {
                 c_max_clock_m_hz)
             ),
         )?;
-        Ok(MinMaxClockOfPState {
+        Ok(MinMaxClockOfPstate {
             min_clock_m_hz: c_min_clock_m_hz,
             max_clock_m_hz: c_max_clock_m_hz,
         })
+    }
+    /// The former name of [`Self::min_max_clock_of_pstate`], which it calls.
+    #[deprecated(note = "renamed `min_max_clock_of_pstate`")]
+    #[inline]
+    pub fn min_max_clock_of_p_state(
+        &self,
+        r#type: ClockType,
+        pstate: Pstates,
+    ) -> Result<MinMaxClockOfPstate, Error> {
+        self.min_max_clock_of_pstate(r#type, pstate)
     }
     /// Retrieves a performance mode string with all the
     /// performance modes defined for this device along with their associated
@@ -1016,7 +1065,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, perf_policy_type.0, & mut c_viol_time)))?;
         Ok(<ViolationTime as crate::raw::FromRaw<_>>::from_raw(&c_viol_time))
     }
-    ///  The length of the list [`Self::supported_graphics_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::supported_graphics_clocks`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetSupportedGraphicsClocks`.
     ///
@@ -1046,7 +1095,7 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::supported_memory_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::supported_memory_clocks`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
     ///

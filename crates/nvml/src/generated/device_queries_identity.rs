@@ -652,7 +652,7 @@ impl<'n> Device<'n> {
     /// [`Nvml::device_by_pci_bus_id`]() and [`Nvml::device_by_uuid`]().
     ///
     /// When used with MIG device handles this API returns indices that can be
-    /// passed to [`Device::mig_device_handle_by_index`] to retrieve an identical handle.
+    /// passed to [`Device::mig_device_by_index`] to retrieve an identical handle.
     /// MIG device indices are unique within a device.
     ///
     /// Note: The NVML index may not correlate with other APIs, such as the CUDA device index.
@@ -717,7 +717,7 @@ impl<'n> Device<'n> {
     ///
     /// Image version just like VBIOS version uniquely describes the exact version of the infoROM flashed on the board
     /// in contrast to infoROM object version which is only an indicator of supported features.
-    /// Version string will not exceed 16 characters in length (including the NULL terminator).
+    /// Version string will not exceed 16 characters in length.
     /// See [`sys::NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`].
     ///
     /// See also: [`Device::inforom_version`]
@@ -747,7 +747,7 @@ impl<'n> Device<'n> {
     ///
     /// Fermi and higher parts have non-volatile on-board memory for persisting device info, such as aggregate
     /// ECC counts. The version of the data structures in this memory may change from time to time. It will not
-    /// exceed 16 characters in length (including the NULL terminator).
+    /// exceed 16 characters in length.
     /// See [`sys::NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`].
     ///
     /// See [`InforomObject`] for details on the available infoROM objects.
@@ -856,7 +856,7 @@ impl<'n> Device<'n> {
     /// For all products.
     ///
     /// The name is an alphanumeric string that denotes a particular product, e.g. Tesla ™ C2070. It will not
-    /// exceed 96 characters in length (including the NULL terminator).  See [`sys::NVML_DEVICE_NAME_V2_BUFFER_SIZE`].
+    /// exceed 96 characters in length.  See [`sys::NVML_DEVICE_NAME_V2_BUFFER_SIZE`].
     ///
     /// When used with MIG device handles the API returns MIG device names which can be used to identify devices
     /// based on their attributes.
@@ -901,11 +901,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumGpuCores` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumGpuCores")]
     #[inline]
-    pub fn num_gpu_cores(&self) -> Result<u32, Error> {
+    pub fn num_cores(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumGpuCores()?;
         let mut c_num_cores: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_num_cores)))?;
         Ok(c_num_cores)
+    }
+    /// The former name of [`Self::num_cores`], which it calls.
+    #[deprecated(note = "renamed `num_cores`")]
+    #[inline]
+    pub fn num_gpu_cores(&self) -> Result<u32, Error> {
+        self.num_cores()
     }
     /// Retrieves the Per Device Identifier (PDI) associated with this device.
     ///
@@ -986,7 +992,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// The serial number is an alphanumeric string that will not exceed 30 characters (including the NULL terminator).
+    /// The serial number is an alphanumeric string that will not exceed 30 characters.
     /// This number matches the serial number tag that is physically attached to the board.  See [`sys::NVML_DEVICE_SERIAL_BUFFER_SIZE`].
     ///
     /// Returns the board/module serial number.
@@ -1053,8 +1059,7 @@ impl<'n> Device<'n> {
     /// For all products.
     ///
     /// The UUID is a globally unique identifier. It is the only available identifier for pre-Fermi-architecture products.
-    /// It does NOT correspond to any identifier printed on the board.  It will not exceed 96 characters in length
-    /// (including the NULL terminator).  See [`sys::NVML_DEVICE_UUID_V2_BUFFER_SIZE`].
+    /// It does NOT correspond to any identifier printed on the board.  It will not exceed 96 characters in length.  See [`sys::NVML_DEVICE_UUID_V2_BUFFER_SIZE`].
     ///
     /// When used with MIG device handles the API returns globally unique UUIDs which can be used to identify MIG
     /// devices across both GPU and MIG devices. UUIDs are immutable for the lifetime of a MIG device.
@@ -1107,8 +1112,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// The VBIOS version may change from time to time. It will not exceed 32 characters in length
-    /// (including the NULL terminator).  See [`sys::NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`].
+    /// The VBIOS version may change from time to time. It will not exceed 32 characters in length.  See [`sys::NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`].
     ///
     /// Returns which to return the VBIOS version.
     ///

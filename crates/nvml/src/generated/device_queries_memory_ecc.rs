@@ -845,7 +845,7 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_ecc_counts)
     }
-    ///  The length of the list [`Self::retired_pages`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::retired_pages`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetRetiredPages`.
     ///

@@ -139,11 +139,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkGeneration")]
     #[inline]
-    pub fn curr_pcie_link_generation(&self) -> Result<u32, Error> {
+    pub fn current_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkGeneration()?;
         let mut c_curr_link_gen: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_curr_link_gen)))?;
         Ok(c_curr_link_gen)
+    }
+    /// The former name of [`Self::current_pcie_link_generation`], which it calls.
+    #[deprecated(note = "renamed `current_pcie_link_generation`")]
+    #[inline]
+    pub fn curr_pcie_link_generation(&self) -> Result<u32, Error> {
+        self.current_pcie_link_generation()
     }
     /// Retrieves the current PCIe link width
     ///
@@ -163,11 +169,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkWidth")]
     #[inline]
-    pub fn curr_pcie_link_width(&self) -> Result<u32, Error> {
+    pub fn current_pcie_link_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkWidth()?;
         let mut c_curr_link_width: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_curr_link_width)))?;
         Ok(c_curr_link_width)
+    }
+    /// The former name of [`Self::current_pcie_link_width`], which it calls.
+    #[deprecated(note = "renamed `current_pcie_link_width`")]
+    #[inline]
+    pub fn curr_pcie_link_width(&self) -> Result<u32, Error> {
+        self.current_pcie_link_width()
     }
     /// Retrieves GPU fabric information including per-type clique assignments.
     ///
@@ -337,6 +349,33 @@ impl<'n> Device<'n> {
         let mut c_max_link_gen: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_max_link_gen)))?;
         Ok(c_max_link_gen)
+    }
+    /// Gets the device's PCIE Max Link speed in MBPS
+    ///
+    /// Returns the devices's PCIE Max Link speed in MBPS.
+    ///
+    /// Calls `nvmlDeviceGetPcieLinkMaxSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
+    #[inline]
+    pub fn max_pcie_link_speed(&self) -> Result<PcieLinkMaxSpeed, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetPcieLinkMaxSpeed()?;
+        let mut c_max_speed: u32 = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_max_speed)))?;
+        Ok(PcieLinkMaxSpeed::from_bits_retain(c_max_speed as _))
+    }
+    /// The former name of [`Self::max_pcie_link_speed`], which it calls.
+    #[deprecated(note = "renamed `max_pcie_link_speed`")]
+    #[inline]
+    pub fn pcie_link_max_speed(&self) -> Result<PcieLinkMaxSpeed, Error> {
+        self.max_pcie_link_speed()
     }
     /// Retrieves the maximum PCIe link width possible with this device and system
     ///
@@ -514,26 +553,32 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_pci)))?;
         Ok(<PciInfoExt as crate::raw::FromRaw<_>>::from_raw(&c_pci))
     }
-    /// Gets the device's PCIE Max Link speed in MBPS
+    /// Gets the device's PCIe Link speed in Mbps
     ///
-    /// Returns the devices's PCIE Max Link speed in MBPS.
+    /// Returns the devices's PCIe Max Link speed in Mbps.
     ///
-    /// Calls `nvmlDeviceGetPcieLinkMaxSpeed`.
+    /// Calls `nvmlDeviceGetPcieSpeed`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
+    /// - [`Error::NotSupported`] if the device does not support PCIe speed getting
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieSpeed")]
     #[inline]
-    pub fn pcie_link_max_speed(&self) -> Result<PcieLinkMaxSpeed, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetPcieLinkMaxSpeed()?;
-        let mut c_max_speed: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_max_speed)))?;
-        Ok(PcieLinkMaxSpeed::from_bits_retain(c_max_speed as _))
+    pub fn pcie_link_speed(&self) -> Result<u32, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetPcieSpeed()?;
+        let mut c_pcie_speed: u32 = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_pcie_speed)))?;
+        Ok(c_pcie_speed)
+    }
+    /// The former name of [`Self::pcie_link_speed`], which it calls.
+    #[deprecated(note = "renamed `pcie_link_speed`")]
+    #[inline]
+    pub fn pcie_speed(&self) -> Result<u32, Error> {
+        self.pcie_link_speed()
     }
     /// Retrieve the PCIe replay counter.
     ///
@@ -558,27 +603,6 @@ impl<'n> Device<'n> {
         let mut c_value: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_value)))?;
         Ok(c_value)
-    }
-    /// Gets the device's PCIe Link speed in Mbps
-    ///
-    /// Returns the devices's PCIe Max Link speed in Mbps.
-    ///
-    /// Calls `nvmlDeviceGetPcieSpeed`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support PCIe speed getting
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetPcieSpeed")]
-    #[inline]
-    pub fn pcie_speed(&self) -> Result<u32, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetPcieSpeed()?;
-        let mut c_pcie_speed: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_pcie_speed)))?;
-        Ok(c_pcie_speed)
     }
     /// Retrieve PCIe utilization information.
     /// This function is querying a byte counter over a 20ms interval and thus is the
@@ -687,7 +711,7 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    ///  The length of the list [`Self::topology_nearest_gpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::topology_nearest_gpus`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetTopologyNearestGpus`.
     ///

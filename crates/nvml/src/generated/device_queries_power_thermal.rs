@@ -59,14 +59,14 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Temperature {
-    pub sensor_type: TemperatureSensors,
+    pub sensor_type: TemperatureSensor,
     pub temperature: i32,
 }
 impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {
     fn from_raw(r: &sys::nvmlTemperature_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         Temperature {
-            sensor_type: TemperatureSensors(r.sensorType),
+            sensor_type: TemperatureSensor(r.sensorType),
             temperature: r.temperature,
             ..Default::default()
         }
@@ -862,7 +862,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
     #[doc(alias = "nvmlDeviceGetTemperature")]
     #[inline]
-    pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<i32, Error> {
+    pub fn temperature(&self, sensor_type: TemperatureSensor) -> Result<i32, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"));
         if let Ok(sym) = lib.nvmlDeviceGetTemperatureV() {

@@ -149,141 +149,6 @@ impl serde::Serialize for OfaUtilization {
     }
 }
 impl<'n> Device<'n> {
-    /// Get information about processes with a compute context on a device
-    ///
-    /// For Fermi ™ or newer fully supported devices.
-    ///
-    /// This function returns information only about compute running processes (e.g. CUDA application which have
-    /// active context). Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by this function.
-    ///
-    /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
-    /// `infos` is allowed to be NULL.
-    ///
-    /// The usedGpuMemory field returned is all of the memory used by the application.
-    ///
-    /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
-    /// time. Allocate more space for `infos` table in case new compute processes are spawned.
-    ///
-    /// **Note:** In MIG mode, if device handle is provided, the API returns aggregate information, only if
-    /// the caller has appropriate privileges. Per-instance information can be queried by using
-    /// specific MIG device handles.
-    /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
-    ///
-    /// See also: [`Nvml::process_name`]
-    ///
-    /// Returns the process information.
-    ///
-    /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
-    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
-    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
-    #[inline]
-    pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(
-            Some("nvmlDeviceGetComputeRunningProcesses_v3"),
-        );
-        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
-            match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
-                    ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
-                    |capacity, count| {
-                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
-                            Default::default(); capacity as usize
-                        ];
-                        let code = call!(
-                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
-                        );
-                        (code, (c_infos))
-                    },
-                )?;
-                Ok(
-                    c_infos
-                        .iter()
-                        .take(n)
-                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
-                            _,
-                        >>::from_raw(&(*e)))
-                        .collect::<Vec<_>>(),
-                )
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
-            match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
-                    ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
-                    |capacity, count| {
-                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
-                            Default::default(); capacity as usize
-                        ];
-                        let code = call!(
-                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
-                        );
-                        (code, (c_infos))
-                    },
-                )?;
-                Ok(
-                    c_infos
-                        .iter()
-                        .take(n)
-                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
-                            _,
-                        >>::from_raw(&(*e)))
-                        .collect::<Vec<_>>(),
-                )
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
-            match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
-                    ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
-                    |capacity, count| {
-                        let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
-                            Default::default(); capacity as usize
-                        ];
-                        let code = call!(
-                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
-                        );
-                        (code, (c_infos))
-                    },
-                )?;
-                Ok(
-                    c_infos
-                        .iter()
-                        .take(n)
-                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
-                            _,
-                        >>::from_raw(&(*e)))
-                        .collect::<Vec<_>>(),
-                )
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
-    }
     /// Retrieves the current utilization and sampling size in microseconds for the Decoder
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -531,16 +396,299 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_fbc_stats)))?;
         Ok(<FBCStats as crate::raw::FromRaw<_>>::from_raw(&c_fbc_stats))
     }
+    /// Retrieves the current utilization and sampling size in microseconds for the JPG
+    ///
+    /// For Turing ™ or newer fully supported devices.
+    ///
+    /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
+    ///
+    /// Calls `nvmlDeviceGetJpgUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetJpgUtilization")]
+    #[inline]
+    pub fn jpg_utilization(&self) -> Result<JpgUtilization, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetJpgUtilization()?;
+        let mut c_utilization: u32 = Default::default();
+        let mut c_sampling_period_us: u32 = Default::default();
+        ffi::check(
+            call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
+        )?;
+        Ok(JpgUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
+    }
+    /// Retrieves the current utilization and sampling size in microseconds for the OFA (Optical Flow Accelerator)
+    ///
+    /// For Turing ™ or newer fully supported devices.
+    ///
+    /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
+    ///
+    /// Calls `nvmlDeviceGetOfaUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetOfaUtilization")]
+    #[inline]
+    pub fn ofa_utilization(&self) -> Result<OfaUtilization, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetOfaUtilization()?;
+        let mut c_utilization: u32 = Default::default();
+        let mut c_sampling_period_us: u32 = Default::default();
+        ffi::check(
+            call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
+        )?;
+        Ok(OfaUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
+    }
+    /// Get Performance Metric samples
+    ///
+    /// See [`PerfMetricsSamples`] for more information on the struct.
+    ///
+    /// Returns [`PerfMetricsSamples`].
+    ///
+    /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
+    #[inline]
+    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
+        let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
+        let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_samples)))?;
+        Ok(<PerfMetricsSamples as crate::raw::FromRaw<_>>::from_raw(&c_samples))
+    }
+    /// Retrieves the current utilization and process ID
+    ///
+    /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder for processes running.
+    /// Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
+    /// by `utilization`. One utilization sample structure is returned per process running, that had some non-zero utilization
+    /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
+    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, [`Error::NotFound`]
+    /// is returned.
+    ///
+    /// On successful return, the function updates `processSamplesCount` with the number of process utilization sample
+    /// structures that were actually written. This may differ from a previously read value as instances are created or
+    /// destroyed.
+    ///
+    /// lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
+    /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
+    ///
+    /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
+    ///
+    /// Returns caller-supplied buffer in which guest process utilization samples are returned.
+    ///
+    /// # Arguments
+    ///
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
+    ///
+    /// Calls `nvmlDeviceGetProcessUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetProcessUtilization")]
+    #[inline]
+    pub fn process_utilization(
+        &self,
+        last_seen_time_stamp: Option<u64>,
+    ) -> Result<Vec<ProcessUtilizationSample>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
+        let ((mut c_utilization), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
+            |capacity, count| {
+                let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
+                    last_seen_time_stamp.unwrap_or(0))
+                );
+                (code, (c_utilization))
+            },
+        )?;
+        Ok(
+            c_utilization
+                .iter()
+                .take(n)
+                .map(|e| <ProcessUtilizationSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Get information about processes with a compute context on a device
+    ///
+    /// For Fermi ™ or newer fully supported devices.
+    ///
+    /// This function returns information only about compute running processes (e.g. CUDA application which have
+    /// active context). Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by this function.
+    ///
+    /// The usedGpuMemory field returned is all of the memory used by the application.
+    ///
+    /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
+    /// time. Allocate more space for `infos` table in case new compute processes are spawned.
+    ///
+    /// **Note:** In MIG mode, if device handle is provided, the API returns aggregate information, only if
+    /// the caller has appropriate privileges. Per-instance information can be queried by using
+    /// specific MIG device handles.
+    /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
+    ///
+    /// See also: [`Nvml::process_name`]
+    ///
+    /// Returns the process information.
+    ///
+    /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
+    #[inline]
+    pub fn running_compute_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetComputeRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
+                )?;
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
+                )?;
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
+                )?;
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    /// The former name of [`Self::running_compute_processes`], which it calls.
+    #[deprecated(note = "renamed `running_compute_processes`")]
+    #[inline]
+    pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+        self.running_compute_processes()
+    }
     /// Get information about processes with a graphics context on a device
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
     /// This function returns information only about graphics based processes
     /// (eg. applications using OpenGL, DirectX)
-    ///
-    /// To query the current number of running graphics processes, call this function with *infoCount = 0. The
-    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
-    /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
     ///
@@ -572,7 +720,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
     #[inline]
-    pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+    pub fn running_graphics_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetGraphicsRunningProcesses_v3"),
@@ -666,35 +814,11 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Retrieves the current utilization and sampling size in microseconds for the JPG
-    ///
-    /// For Turing ™ or newer fully supported devices.
-    ///
-    /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
-    ///
-    /// Calls `nvmlDeviceGetJpgUtilization`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetJpgUtilization")]
+    /// The former name of [`Self::running_graphics_processes`], which it calls.
+    #[deprecated(note = "renamed `running_graphics_processes`")]
     #[inline]
-    pub fn jpg_utilization(&self) -> Result<JpgUtilization, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetJpgUtilization()?;
-        let mut c_utilization: u32 = Default::default();
-        let mut c_sampling_period_us: u32 = Default::default();
-        ffi::check(
-            call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
-        )?;
-        Ok(JpgUtilization {
-            utilization: c_utilization,
-            sampling_period_us: c_sampling_period_us,
-        })
+    pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+        self.running_graphics_processes()
     }
     /// Get information about processes with a Multi-Process Service (MPS) compute context on a device
     ///
@@ -703,10 +827,6 @@ impl<'n> Device<'n> {
     /// This function returns information only about compute running processes (e.g. CUDA application which have
     /// active context) utilizing MPS. Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by
     /// this function.
-    ///
-    /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
-    /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
     ///
@@ -737,7 +857,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
     #[inline]
-    pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+    pub fn running_mps_compute_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetMPSComputeRunningProcesses_v3"),
@@ -831,130 +951,11 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Retrieves the current utilization and sampling size in microseconds for the OFA (Optical Flow Accelerator)
-    ///
-    /// For Turing ™ or newer fully supported devices.
-    ///
-    /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
-    ///
-    /// Calls `nvmlDeviceGetOfaUtilization`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetOfaUtilization")]
+    /// The former name of [`Self::running_mps_compute_processes`], which it calls.
+    #[deprecated(note = "renamed `running_mps_compute_processes`")]
     #[inline]
-    pub fn ofa_utilization(&self) -> Result<OfaUtilization, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetOfaUtilization()?;
-        let mut c_utilization: u32 = Default::default();
-        let mut c_sampling_period_us: u32 = Default::default();
-        ffi::check(
-            call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
-        )?;
-        Ok(OfaUtilization {
-            utilization: c_utilization,
-            sampling_period_us: c_sampling_period_us,
-        })
-    }
-    /// Get Performance Metric samples
-    ///
-    /// See [`PerfMetricsSamples`] for more information on the struct.
-    ///
-    /// Returns [`PerfMetricsSamples`].
-    ///
-    /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
-    #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
-    #[inline]
-    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
-        let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
-        let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_samples)))?;
-        Ok(<PerfMetricsSamples as crate::raw::FromRaw<_>>::from_raw(&c_samples))
-    }
-    /// Retrieves the current utilization and process ID
-    ///
-    /// For Maxwell ™ or newer fully supported devices.
-    ///
-    /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder for processes running.
-    /// Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
-    /// by `utilization`. One utilization sample structure is returned per process running, that had some non-zero utilization
-    /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
-    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, [`Error::NotFound`]
-    /// is returned.
-    ///
-    /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilization` set to NULL. The caller should allocate a buffer of size
-    /// processSamplesCount * sizeof([`ProcessUtilizationSample`]). Invoke the function again with the allocated buffer passed
-    /// in `utilization`, and `processSamplesCount` set to the number of entries the buffer is sized for.
-    ///
-    /// On successful return, the function updates `processSamplesCount` with the number of process utilization sample
-    /// structures that were actually written. This may differ from a previously read value as instances are created or
-    /// destroyed.
-    ///
-    /// lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
-    /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
-    ///
-    /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
-    ///
-    /// Returns caller-supplied buffer in which guest process utilization samples are returned.
-    ///
-    /// # Arguments
-    ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
-    ///
-    /// Calls `nvmlDeviceGetProcessUtilization`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::NotFound`] if sample entries are not found
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlDeviceGetProcessUtilization")]
-    #[inline]
-    pub fn process_utilization(
-        &self,
-        last_seen_time_stamp: Option<u64>,
-    ) -> Result<Vec<ProcessUtilizationSample>, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
-        let ((mut c_utilization), n) = ffi::fill_counted(
-            ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
-            |capacity, count| {
-                let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
-                    Default::default(); capacity as usize
-                ];
-                let code = call!(
-                    sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
-                    last_seen_time_stamp.unwrap_or(0))
-                );
-                (code, (c_utilization))
-            },
-        )?;
-        Ok(
-            c_utilization
-                .iter()
-                .take(n)
-                .map(|e| <ProcessUtilizationSample as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&(*e)))
-                .collect::<Vec<_>>(),
-        )
+    pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
+        self.running_mps_compute_processes()
     }
     /// Gets recent samples for the GPU.
     ///
@@ -964,10 +965,6 @@ impl<'n> Device<'n> {
     /// the driver.
     ///
     /// Power, Utilization and Clock samples are returned as type "unsigned int" for the union nvmlValue_t.
-    ///
-    /// To get the size of samples that user needs to allocate, the method is invoked with samples set to NULL.
-    /// The returned samplesCount will provide the number of samples that can be queried. The user needs to
-    /// allocate the buffer with size as samplesCount * sizeof([`Sample`]).
     ///
     /// lastSeenTimeStamp represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples maintained by the
     /// underlying buffer. Set lastSeenTimeStamp to one of the timeStamps retrieved from the date of the previous query
@@ -1064,18 +1061,64 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_utilization)))?;
         Ok(<Utilization as crate::raw::FromRaw<_>>::from_raw(&c_utilization))
     }
-    ///  The length of the list [`Self::compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::encoder_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetEncoderSessions")]
+    #[inline]
+    pub fn encoder_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    /// The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::fbc_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetFBCSessions")]
+    #[inline]
+    pub fn fbc_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    /// The length of the list [`Self::running_compute_processes`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetComputeRunningProcesses_v3` or an older version of it.
     ///
     /// # Errors
     ///
-    /// As [`Self::compute_running_processes`]'s.
+    /// As [`Self::running_compute_processes`]'s.
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
     #[inline]
-    pub fn compute_running_process_count(&self) -> Result<u32, Error> {
+    pub fn running_compute_process_count(&self) -> Result<u32, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetComputeRunningProcesses_v3"),
@@ -1109,64 +1152,24 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
-    ///
-    /// Calls `nvmlDeviceGetEncoderSessions`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Self::encoder_sessions`]'s.
-    #[doc(alias = "nvmlDeviceGetEncoderSessions")]
+    /// The former name of [`Self::running_compute_process_count`], which it calls.
+    #[deprecated(note = "renamed `running_compute_process_count`")]
     #[inline]
-    pub fn encoder_session_count(&self) -> Result<u32, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
-        if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
-            match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
-                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
-            ) {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
+    pub fn compute_running_process_count(&self) -> Result<u32, Error> {
+        self.running_compute_process_count()
     }
-    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
-    ///
-    /// Calls `nvmlDeviceGetFBCSessions`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Self::fbc_sessions`]'s.
-    #[doc(alias = "nvmlDeviceGetFBCSessions")]
-    #[inline]
-    pub fn fbc_session_count(&self) -> Result<u32, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
-        if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
-            match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
-                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
-            ) {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
-    }
-    ///  The length of the list [`Self::graphics_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::running_graphics_processes`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetGraphicsRunningProcesses_v3` or an older version of it.
     ///
     /// # Errors
     ///
-    /// As [`Self::graphics_running_processes`]'s.
+    /// As [`Self::running_graphics_processes`]'s.
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
     #[inline]
-    pub fn graphics_running_process_count(&self) -> Result<u32, Error> {
+    pub fn running_graphics_process_count(&self) -> Result<u32, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetGraphicsRunningProcesses_v3"),
@@ -1200,18 +1203,24 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::mps_compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The former name of [`Self::running_graphics_process_count`], which it calls.
+    #[deprecated(note = "renamed `running_graphics_process_count`")]
+    #[inline]
+    pub fn graphics_running_process_count(&self) -> Result<u32, Error> {
+        self.running_graphics_process_count()
+    }
+    /// The length of the list [`Self::running_mps_compute_processes`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetMPSComputeRunningProcesses_v3` or an older version of it.
     ///
     /// # Errors
     ///
-    /// As [`Self::mps_compute_running_processes`]'s.
+    /// As [`Self::running_mps_compute_processes`]'s.
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
     #[inline]
-    pub fn mps_compute_running_process_count(&self) -> Result<u32, Error> {
+    pub fn running_mps_compute_process_count(&self) -> Result<u32, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetMPSComputeRunningProcesses_v3"),
@@ -1244,5 +1253,11 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
+    }
+    /// The former name of [`Self::running_mps_compute_process_count`], which it calls.
+    #[deprecated(note = "renamed `running_mps_compute_process_count`")]
+    #[inline]
+    pub fn mps_compute_running_process_count(&self) -> Result<u32, Error> {
+        self.running_mps_compute_process_count()
     }
 }

@@ -2464,7 +2464,7 @@ pub struct PciInfoExt {
     pub base_class: u32,
     /// The 8-bit PCI sub class code
     pub sub_class: u32,
-    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier
     pub bus_id: String,
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
@@ -2525,7 +2525,7 @@ impl serde::Serialize for PciInfoExt {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct PciInfo {
-    /// The legacy tuple domain:bus:device.function PCI identifier (& NULL terminator)
+    /// The legacy tuple domain:bus:device.function PCI identifier
     pub bus_id_legacy: String,
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: u32,
@@ -2537,7 +2537,7 @@ pub struct PciInfo {
     pub pci_device_id: u32,
     /// The 32-bit Sub System Device ID
     pub pci_sub_system_id: u32,
-    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier
     pub bus_id: String,
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
@@ -3440,9 +3440,7 @@ impl serde::Serialize for RailMetrics {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct RepairStatus {
-    /// `unsigned` int
     pub b_channel_repair_pending: u32,
-    /// `unsigned` int
     pub b_tpc_repair_pending: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
@@ -3637,7 +3635,6 @@ impl serde::Serialize for UUID {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct UnrepairableMemoryStatus {
-    /// `unsigned` int
     pub b_unrepairable_memory: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>

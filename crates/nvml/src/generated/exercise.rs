@@ -108,22 +108,12 @@ pub fn call_all(
     ));
     out.push(("Nvml::device_count", (|| { Some(nvml.device_count().map(|_| ())) })()));
     out.push((
-        "Nvml::device_discover_gpus",
-        (|| { Some(nvml.device_discover_gpus(&Default::default()).map(|_| ())) })(),
+        "Nvml::discover_gpus",
+        (|| { Some(nvml.discover_gpus(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
-        "Nvml::device_modify_drain_state",
-        (|| {
-            Some(
-                nvml
-                    .device_modify_drain_state(&Default::default(), Default::default())
-                    .map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Nvml::device_query_drain_state",
-        (|| { Some(nvml.device_query_drain_state(&Default::default()).map(|_| ())) })(),
+        "Nvml::drain_state",
+        (|| { Some(nvml.drain_state(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
         "Nvml::driver_version",
@@ -170,6 +160,14 @@ pub fn call_all(
                 nvml
                     .set_conf_compute_key_rotation_threshold_info(&Default::default())
                     .map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
+        "Nvml::set_drain_state",
+        (|| {
+            Some(
+                nvml.set_drain_state(&Default::default(), Default::default()).map(|_| ()),
             )
         })(),
     ));
@@ -420,13 +418,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::clk_mon_status",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.clk_mon_status().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::clock",
         (|| {
             let s = h.device.as_ref()?;
@@ -438,6 +429,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.clock_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::clock_monitor_status",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.clock_monitor_status().map(|_| ()))
         })(),
     ));
     out.push((
@@ -459,20 +457,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.compute_mode().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::compute_running_process_count",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.compute_running_process_count().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::compute_running_processes",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.compute_running_processes().map(|_| ()))
         })(),
     ));
     out.push((
@@ -567,20 +551,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::curr_pcie_link_generation",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.curr_pcie_link_generation().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::curr_pcie_link_width",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.curr_pcie_link_width().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::current_clock_freqs",
         (|| {
             let s = h.device.as_ref()?;
@@ -592,6 +562,20 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.current_clocks_event_reasons().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::current_pcie_link_generation",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.current_pcie_link_generation().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::current_pcie_link_width",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.current_pcie_link_width().map(|_| ()))
         })(),
     ));
     out.push((
@@ -622,13 +606,6 @@ pub fn call_all(
             Some(
                 s.detailed_ecc_errors(Default::default(), Default::default()).map(|_| ()),
             )
-        })(),
-    ));
-    out.push((
-        "Device::device_handle_from_mig_device_handle",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.device_handle_from_mig_device_handle().map(|_| ()))
         })(),
     ));
     out.push((
@@ -780,54 +757,47 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::gpc_clk_min_max_vf_offset",
+        "Device::gpc_clock_min_max_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.gpc_clk_min_max_vf_offset().map(|_| ()))
+            Some(s.gpc_clock_min_max_vf_offset().map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::gpc_clk_vf_offset",
+        "Device::gpc_clock_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.gpc_clk_vf_offset().map(|_| ()))
+            Some(s.gpc_clock_vf_offset().map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::gpm_mig_sample_get",
+        "Device::gpm_mig_sample",
         (|| {
             let s = h.device.as_ref()?;
             let a1 = h.gpm_sample.as_ref()?;
-            Some(s.gpm_mig_sample_get(Default::default(), a1).map(|_| ()))
+            Some(s.gpm_mig_sample(Default::default(), a1).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::gpm_query_device_support",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.gpm_query_device_support().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::gpm_query_if_streaming_enabled",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.gpm_query_if_streaming_enabled().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::gpm_sample_get",
+        "Device::gpm_sample",
         (|| {
             let s = h.device.as_ref()?;
             let a0 = h.gpm_sample.as_ref()?;
-            Some(s.gpm_sample_get(a0).map(|_| ()))
+            Some(s.gpm_sample(a0).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::gpm_set_streaming_enabled",
+        "Device::gpm_streaming_enabled",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.gpm_set_streaming_enabled(Default::default()).map(|_| ()))
+            Some(s.gpm_streaming_enabled().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::gpm_support",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.gpm_support().map(|_| ()))
         })(),
     ));
     out.push((
@@ -912,20 +882,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.gpu_uptime().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::graphics_running_process_count",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.graphics_running_process_count().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::graphics_running_processes",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.graphics_running_processes().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1062,6 +1018,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::max_pcie_link_speed",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.max_pcie_link_speed().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::max_pcie_link_width",
         (|| {
             let s = h.device.as_ref()?;
@@ -1069,17 +1032,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::mem_clk_min_max_vf_offset",
+        "Device::mem_clock_min_max_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.mem_clk_min_max_vf_offset().map(|_| ()))
+            Some(s.mem_clock_min_max_vf_offset().map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::mem_clk_vf_offset",
+        "Device::mem_clock_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.mem_clk_vf_offset().map(|_| ()))
+            Some(s.mem_clock_vf_offset().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1119,10 +1082,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::mig_device_handle_by_index",
+        "Device::mig_device_by_index",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.mig_device_handle_by_index(Default::default()).map(|_| ()))
+            Some(s.mig_device_by_index(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1133,12 +1096,19 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::min_max_clock_of_p_state",
+        "Device::mig_parent_device",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.mig_parent_device().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::min_max_clock_of_pstate",
         (|| {
             let s = h.device.as_ref()?;
             Some(
                 s
-                    .min_max_clock_of_p_state(Default::default(), Default::default())
+                    .min_max_clock_of_pstate(Default::default(), Default::default())
                     .map(|_| ()),
             )
         })(),
@@ -1165,20 +1135,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::mps_compute_running_process_count",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.mps_compute_running_process_count().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::mps_compute_running_processes",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.mps_compute_running_processes().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::multi_gpu_board",
         (|| {
             let s = h.device.as_ref()?;
@@ -1193,17 +1149,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::num_cores",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.num_cores().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::num_fans",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.num_fans().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::num_gpu_cores",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.num_gpu_cores().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1354,10 +1310,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::pcie_link_max_speed",
+        "Device::pcie_link_speed",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.pcie_link_max_speed().map(|_| ()))
+            Some(s.pcie_link_speed().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1365,13 +1321,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.pcie_replay_counter().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::pcie_speed",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.pcie_speed().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1629,6 +1578,48 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::running_compute_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_compute_process_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_compute_processes",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_compute_processes().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_graphics_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_graphics_process_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_graphics_processes",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_graphics_processes().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_mps_compute_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_mps_compute_process_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_mps_compute_processes",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_mps_compute_processes().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::samples",
         (|| {
             let s = h.device.as_ref()?;
@@ -1772,10 +1763,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_gpc_clk_vf_offset",
+        "Device::set_gpc_clock_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_gpc_clk_vf_offset(Default::default()).map(|_| ()))
+            Some(s.set_gpc_clock_vf_offset(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::set_gpm_streaming_enabled",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.set_gpm_streaming_enabled(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1804,10 +1802,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_mem_clk_vf_offset",
+        "Device::set_mem_clock_vf_offset",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_mem_clk_vf_offset(Default::default()).map(|_| ()))
+            Some(s.set_mem_clock_vf_offset(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2782,11 +2780,11 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Nvml::device_remove_gpu",
+        "Nvml::remove_gpu",
         (|| {
             Some(
                 nvml
-                    .device_remove_gpu(
+                    .remove_gpu(
                         &Default::default(),
                         Default::default(),
                         Default::default(),

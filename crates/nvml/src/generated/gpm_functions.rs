@@ -82,7 +82,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two [`Device::gpm_mig_sample_get`]() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_mig_sample`]() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// # Arguments
@@ -97,7 +97,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmMigSampleGet` (a driver older than the function)
     #[doc(alias = "nvmlGpmMigSampleGet")]
     #[inline]
-    pub fn gpm_mig_sample_get(
+    pub fn gpm_mig_sample(
         &self,
         gpu_instance_id: u32,
         gpm_sample: &GpmSample<'_>,
@@ -106,30 +106,48 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, gpu_instance_id, gpm_sample.raw)))?;
         Ok(())
     }
-    /// Indicate whether the supplied device supports GPM
+    /// The former name of [`Self::gpm_mig_sample`], which it calls.
+    #[deprecated(note = "renamed `gpm_mig_sample`")]
+    #[inline]
+    pub fn gpm_mig_sample_get(
+        &self,
+        gpu_instance_id: u32,
+        gpm_sample: &GpmSample<'_>,
+    ) -> Result<(), Error> {
+        self.gpm_mig_sample(gpu_instance_id, gpm_sample)
+    }
+    /// Read a sample of GPM metrics into the provided `gpmSample` buffer. After
+    /// two samples are gathered, you can call nvmlGpmMetricGet on those samples to
+    /// retrive metrics
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
+    /// **Note:** The interval between two [`Device::gpm_sample`]() calls should be greater than 100ms due to
+    /// the internal sample refresh rate.
+    ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// Returns: Structure to indicate GPM support [`GpmSupport`]. Indicates GPM support per system for the supplied device.
+    /// # Arguments
     ///
-    /// Calls `nvmlGpmQueryDeviceSupport`.
+    /// * `gpm_sample`: Buffer to read samples into
+    ///
+    /// Calls `nvmlGpmSampleGet`.
     ///
     /// # Errors
     ///
-    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
-    #[doc(alias = "nvmlGpmQueryDeviceSupport")]
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleGet` (a driver older than the function)
+    #[doc(alias = "nvmlGpmSampleGet")]
     #[inline]
-    pub fn gpm_query_device_support(&self) -> Result<GpmSupport, Error> {
-        let sym = self.nvml.lib().nvmlGpmQueryDeviceSupport()?;
-        let mut c_gpm_support: sys::nvmlGpmSupport_t = sys::nvmlGpmSupport_t {
-            version: sys::NVML_GPM_SUPPORT_VERSION as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_gpm_support)))?;
-        Ok(<GpmSupport as crate::raw::FromRaw<_>>::from_raw(&c_gpm_support))
+    pub fn gpm_sample(&self, gpm_sample: &GpmSample<'_>) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlGpmSampleGet()?;
+        ffi::check(call!(sym(self.raw, gpm_sample.raw)))?;
+        Ok(())
+    }
+    /// The former name of [`Self::gpm_sample`], which it calls.
+    #[deprecated(note = "renamed `gpm_sample`")]
+    #[inline]
+    pub fn gpm_sample_get(&self, gpm_sample: &GpmSample<'_>) -> Result<(), Error> {
+        self.gpm_sample(gpm_sample)
     }
     /// Get GPM stream state.
     ///
@@ -148,38 +166,48 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
     #[inline]
-    pub fn gpm_query_if_streaming_enabled(&self) -> Result<bool, Error> {
+    pub fn gpm_streaming_enabled(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryIfStreamingEnabled()?;
         let mut c_state: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
         Ok(c_state != 0)
     }
-    /// Read a sample of GPM metrics into the provided `gpmSample` buffer. After
-    /// two samples are gathered, you can call nvmlGpmMetricGet on those samples to
-    /// retrive metrics
+    /// The former name of [`Self::gpm_streaming_enabled`], which it calls.
+    #[deprecated(note = "renamed `gpm_streaming_enabled`")]
+    #[inline]
+    pub fn gpm_query_if_streaming_enabled(&self) -> Result<bool, Error> {
+        self.gpm_streaming_enabled()
+    }
+    /// Indicate whether the supplied device supports GPM
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two [`Device::gpm_sample_get`]() calls should be greater than 100ms due to
-    /// the internal sample refresh rate.
-    ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// # Arguments
+    /// Returns: Structure to indicate GPM support [`GpmSupport`]. Indicates GPM support per system for the supplied device.
     ///
-    /// * `gpm_sample`: Buffer to read samples into
-    ///
-    /// Calls `nvmlGpmSampleGet`.
+    /// Calls `nvmlGpmQueryDeviceSupport`.
     ///
     /// # Errors
     ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleGet` (a driver older than the function)
-    #[doc(alias = "nvmlGpmSampleGet")]
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
+    #[doc(alias = "nvmlGpmQueryDeviceSupport")]
     #[inline]
-    pub fn gpm_sample_get(&self, gpm_sample: &GpmSample<'_>) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlGpmSampleGet()?;
-        ffi::check(call!(sym(self.raw, gpm_sample.raw)))?;
-        Ok(())
+    pub fn gpm_support(&self) -> Result<GpmSupport, Error> {
+        let sym = self.nvml.lib().nvmlGpmQueryDeviceSupport()?;
+        let mut c_gpm_support: sys::nvmlGpmSupport_t = sys::nvmlGpmSupport_t {
+            version: sys::NVML_GPM_SUPPORT_VERSION as _,
+            ..Default::default()
+        };
+        ffi::check(call!(sym(self.raw, & mut c_gpm_support)))?;
+        Ok(<GpmSupport as crate::raw::FromRaw<_>>::from_raw(&c_gpm_support))
+    }
+    /// The former name of [`Self::gpm_support`], which it calls.
+    #[deprecated(note = "renamed `gpm_support`")]
+    #[inline]
+    pub fn gpm_query_device_support(&self) -> Result<GpmSupport, Error> {
+        self.gpm_support()
     }
     /// Set GPM stream state.
     ///
@@ -200,10 +228,16 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmSetStreamingEnabled")]
     #[inline]
-    pub fn gpm_set_streaming_enabled(&self, state: bool) -> Result<(), Error> {
+    pub fn set_gpm_streaming_enabled(&self, state: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSetStreamingEnabled()?;
         ffi::check(call!(sym(self.raw, state as _)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_gpm_streaming_enabled`], which it calls.
+    #[deprecated(note = "renamed `set_gpm_streaming_enabled`")]
+    #[inline]
+    pub fn gpm_set_streaming_enabled(&self, state: bool) -> Result<(), Error> {
+        self.set_gpm_streaming_enabled(state)
     }
 }
 impl<'n> GpmSample<'n> {

@@ -807,30 +807,6 @@ impl<'n> Device<'n> {
         )?;
         Ok(GpuInstance::wrap(c_gpu_instance, self.nvml.clone()))
     }
-    /// Get parent device handle from a MIG device handle.
-    ///
-    /// For Ampere ™ or newer fully supported devices.
-    /// Supported on Linux only.
-    ///
-    /// Returns: Device handle.
-    ///
-    /// Calls `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetDeviceHandleFromMigDeviceHandle")]
-    #[inline]
-    pub fn device_handle_from_mig_device_handle(&self) -> Result<Device<'n>, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetDeviceHandleFromMigDeviceHandle()?;
-        let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
-        ffi::check(call!(sym(self.raw, & mut c_device)))?;
-        Ok(Device::wrap(c_device, self.nvml.clone()))
-    }
     /// Get GPU instances for given instance ID.
     ///
     /// For Ampere ™ or newer fully supported devices.
@@ -898,7 +874,7 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// Returns placements allowed for the profile. Can be NULL to discover number of allowed placements for this profile. If non-NULL must be large enough to accommodate the placements supported by the profile.
+    /// Returns placements allowed for the profile.
     ///
     /// # Arguments
     ///
@@ -1003,7 +979,7 @@ impl<'n> Device<'n> {
     ///
     /// * `profile`: One of the NVML_GPU_INSTANCE_PROFILE_*
     ///
-    /// Calls the newest of `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted. A `name` the newest layout answers empty is taken from a call in layout `nvmlGpuInstanceProfileInfo_v2_st` (a driver that fills only that one).
     ///
     /// # Errors
     ///
@@ -1042,6 +1018,31 @@ impl<'n> Device<'n> {
                         >>::from_raw(&c_info),
                     )
                 })();
+                let r = match r {
+                    Ok(mut v) if v.name.is_empty() => {
+                        if let Ok(o) = (|| -> Result<GpuInstanceProfileInfo, Error> {
+                            let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
+                                version: sys::nvmlGpuInstanceProfileInfo_v2 as _,
+                                ..Default::default()
+                            };
+                            ffi::check(
+                                call!(
+                                    sym(self.raw, profile, (& mut c_info as * mut
+                                    sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
+                                ),
+                            )?;
+                            Ok(
+                                <GpuInstanceProfileInfo as crate::raw::FromRaw<
+                                    _,
+                                >>::from_raw(&c_info),
+                            )
+                        })() {
+                            v.name = o.name;
+                        }
+                        Ok(v)
+                    }
+                    r => r,
+                };
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
                 }
@@ -1085,7 +1086,7 @@ impl<'n> Device<'n> {
     ///
     /// * `profile_id`: One of the profile IDs.
     ///
-    /// Calls `nvmlDeviceGetGpuInstanceProfileInfoByIdV`.
+    /// Calls `nvmlDeviceGetGpuInstanceProfileInfoByIdV`. A `name` the newest layout answers empty is taken from a call in layout `nvmlGpuInstanceProfileInfo_v2_st` (a driver that fills only that one).
     ///
     /// # Errors
     ///
@@ -1114,6 +1115,31 @@ impl<'n> Device<'n> {
             )?;
             Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
         })();
+        let r = match r {
+            Ok(mut v) if v.name.is_empty() => {
+                if let Ok(o) = (|| -> Result<GpuInstanceProfileInfo, Error> {
+                    let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
+                        version: sys::nvmlGpuInstanceProfileInfo_v2 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(
+                        call!(
+                            sym(self.raw, profile_id, (& mut c_info as * mut
+                            sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
+                        ),
+                    )?;
+                    Ok(
+                        <GpuInstanceProfileInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_info),
+                    )
+                })() {
+                    v.name = o.name;
+                }
+                Ok(v)
+            }
+            r => r,
+        };
         if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
             return r;
         }
@@ -1284,11 +1310,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigDeviceHandleByIndex` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigDeviceHandleByIndex")]
     #[inline]
-    pub fn mig_device_handle_by_index(&self, index: u32) -> Result<Device<'n>, Error> {
+    pub fn mig_device_by_index(&self, index: u32) -> Result<Device<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigDeviceHandleByIndex()?;
         let mut c_mig_device: sys::nvmlDevice_t = core::ptr::null_mut();
         ffi::check(call!(sym(self.raw, index, & mut c_mig_device)))?;
         Ok(Device::wrap(c_mig_device, self.nvml.clone()))
+    }
+    /// The former name of [`Self::mig_device_by_index`], which it calls.
+    #[deprecated(note = "renamed `mig_device_by_index`")]
+    #[inline]
+    pub fn mig_device_handle_by_index(&self, index: u32) -> Result<Device<'n>, Error> {
+        self.mig_device_by_index(index)
     }
     /// Get MIG mode for the device.
     ///
@@ -1317,6 +1349,36 @@ impl<'n> Device<'n> {
             current_mode: c_current_mode != 0,
             pending_mode: c_pending_mode != 0,
         })
+    }
+    /// Get parent device handle from a MIG device handle.
+    ///
+    /// For Ampere ™ or newer fully supported devices.
+    /// Supported on Linux only.
+    ///
+    /// Returns: Device handle.
+    ///
+    /// Calls `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDeviceHandleFromMigDeviceHandle")]
+    #[inline]
+    pub fn mig_parent_device(&self) -> Result<Device<'n>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetDeviceHandleFromMigDeviceHandle()?;
+        let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
+        ffi::check(call!(sym(self.raw, & mut c_device)))?;
+        Ok(Device::wrap(c_device, self.nvml.clone()))
+    }
+    /// The former name of [`Self::mig_parent_device`], which it calls.
+    #[deprecated(note = "renamed `mig_parent_device`")]
+    #[inline]
+    pub fn device_handle_from_mig_device_handle(&self) -> Result<Device<'n>, Error> {
+        self.mig_parent_device()
     }
     /// Set MIG mode for the device.
     ///
@@ -1360,7 +1422,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, mode as _, & mut c_activation_status)))?;
         Ok(Return(c_activation_status))
     }
-    ///  The length of the list [`Self::gpu_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::gpu_instance_possible_placements`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetGpuInstancePossiblePlacements_v2` or an older version of it.
     ///
@@ -1439,7 +1501,7 @@ impl<'n> GpuInstance<'n> {
     /// A created compute instance occupies compute slices described by its placement. Creation of new compute instance will
     /// fail if there is overlap with the already occupied compute slices.
     ///
-    /// Returns placements allowed for the profile. Can be NULL to discover number of allowed placements for this profile. If non-NULL must be large enough to accommodate the placements supported by the profile.
+    /// Returns placements allowed for the profile.
     ///
     /// # Arguments
     ///
@@ -1792,7 +1854,7 @@ impl<'n> GpuInstance<'n> {
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(<GpuInstanceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
-    ///  The length of the list [`Self::compute_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::compute_instance_possible_placements`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
     ///

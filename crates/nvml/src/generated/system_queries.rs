@@ -140,8 +140,7 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
+    /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length.  See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -205,8 +204,7 @@ impl Nvml {
     /// **Note:** This query is available in the MPS locality-domain view described in
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`].
+    /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length.  See [`sys::NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -296,7 +294,7 @@ impl Nvml {
                 .collect::<Vec<_>>(),
         )
     }
-    ///  The length of the list [`Self::topology_gpu_set`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::topology_gpu_set`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlSystemGetTopologyGpuSet`.
     ///

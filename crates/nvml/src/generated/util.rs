@@ -61,13 +61,6 @@ impl<'n> Device<'n> {
     /// on vGPU instances, that had some non-zero utilization during the last sample period. It includes the CPU timestamp at which
     /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
     ///
-    /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
-    /// count in `vgpuProcessSamplesCount`. The caller should allocate a buffer of size
-    /// vgpuProcessSamplesCount * sizeof([`VgpuProcessUtilizationSample`]). Invoke the function again with
-    /// the allocated buffer passed in `utilizationSamples`, and `vgpuProcessSamplesCount` set to the number of entries the
-    /// buffer is sized for.
-    ///
     /// On successful return, the function updates `vgpuSubProcessSampleCount` with the number of vGPU sub process utilization sample
     /// structures that were actually written. This may differ from a previously read value depending on the number of processes that are active
     /// in any given sample period.
@@ -135,13 +128,6 @@ impl<'n> Device<'n> {
     /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
     /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to [`ValueType::UNSIGNED_INT`] to
     /// indicate the returned value type.
-    ///
-    /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
-    /// count in `vgpuInstanceSamplesCount`, or NVML_SUCCESS if the current vGPU instance count is zero. The caller should allocate
-    /// a buffer of size vgpuInstanceSamplesCount * sizeof([`VgpuInstanceUtilizationSample`]). Invoke the function again with
-    /// the allocated buffer passed in `utilizationSamples`, and `vgpuInstanceSamplesCount` set to the number of entries the
-    /// buffer is sized for.
     ///
     /// On successful return, the function updates `vgpuInstanceSampleCount` with the number of vGPU utilization sample
     /// structures that were actually written. This may differ from a previously read value as vGPU instances are created or
@@ -234,9 +220,6 @@ impl<'n> VgpuInstance<'n> {
     /// returned can be in running or terminated state.
     ///
     /// For Maxwell ™ or newer fully supported devices.
-    ///
-    /// To just query the maximum number of processes that can be queried, call this function with *count = 0 and
-    /// pids=NULL. The return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if list is empty.
     ///
     /// For more details see [`VgpuInstance::accounting_stats`].
     ///
@@ -397,7 +380,7 @@ impl<'n> VgpuInstance<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::accounting_pids`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlVgpuInstanceGetAccountingPids`.
     ///

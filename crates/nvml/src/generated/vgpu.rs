@@ -513,7 +513,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, vgpu_type_id.raw, & mut c_vgpu_instance_count)))?;
         Ok(c_vgpu_instance_count)
     }
-    ///  The length of the list [`Self::active_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::active_vgpus`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetActiveVgpus`.
     ///
@@ -536,7 +536,7 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::creatable_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::creatable_vgpus`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetCreatableVgpus`.
     ///
@@ -559,7 +559,7 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::supported_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::supported_vgpus`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlDeviceGetSupportedVgpus`.
     ///
@@ -1234,7 +1234,7 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieve the MDEV UUID of a vGPU instance.
     ///
     /// The MDEV UUID is a globally unique identifier of the mdev device assigned to the VM, and is returned as a 5-part hexadecimal string,
-    /// not exceeding 80 characters in length (including the NULL terminator).
+    /// not exceeding 80 characters in length.
     /// MDEV UUID is displayed only on KVM platform.
     /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
@@ -1312,7 +1312,7 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieve the UUID of a vGPU instance.
     ///
     /// The UUID is a globally unique identifier associated with the vGPU, and is returned as a 5-part hexadecimal string,
-    /// not exceeding 80 characters in length (including the NULL terminator).
+    /// not exceeding 80 characters in length.
     /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -1399,7 +1399,7 @@ impl<'n> VgpuInstance<'n> {
             vm_id_type: VgpuVmIdType(c_vm_id_type),
         })
     }
-    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
     ///
@@ -1424,7 +1424,7 @@ impl<'n> VgpuInstance<'n> {
         }
         Err(missing)
     }
-    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    /// The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///
     /// Calls `nvmlVgpuInstanceGetFBCSessions`.
     ///

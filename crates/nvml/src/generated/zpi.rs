@@ -82,7 +82,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceDiscoverGpus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceDiscoverGpus")]
     #[inline]
-    pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
+    pub fn discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
         let mut c_pci_info = {
             let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
@@ -91,45 +91,11 @@ impl Nvml {
         ffi::check(call!(sym(& mut c_pci_info)))?;
         Ok(())
     }
-    /// Modify the drain state of a GPU.  This method forces a GPU to no longer accept new incoming requests.
-    /// Any new NVML process will no longer see this GPU.  Persistence mode for this GPU must be turned off before
-    /// this call is made.
-    /// Must be called as administrator.
-    /// For Linux only.
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    /// Some Kepler devices supported.
-    ///
-    /// # Arguments
-    ///
-    /// * `pci_info`: The PCI address of the GPU drain state to be modified
-    /// * `new_state`: The drain state that should be entered, see [`EnableState`]
-    ///
-    /// Calls `nvmlDeviceModifyDrainState`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `new_state` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
-    /// - [`Error::InUse`] if the device has persistence mode turned on
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceModifyDrainState` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceModifyDrainState")]
+    /// The former name of [`Self::discover_gpus`], which it calls.
+    #[deprecated(note = "renamed `discover_gpus`")]
     #[inline]
-    pub fn device_modify_drain_state(
-        &self,
-        pci_info: &PciInfo,
-        new_state: bool,
-    ) -> Result<(), Error> {
-        let sym = self.lib().nvmlDeviceModifyDrainState()?;
-        let mut c_pci_info = {
-            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
-            r
-        };
-        ffi::check(call!(sym(& mut c_pci_info, new_state as _)))?;
-        Ok(())
+    pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
+        self.discover_gpus(pci_info)
     }
     /// Query the drain state of a GPU.  This method is used to check if a GPU is in a currently draining
     /// state.
@@ -154,7 +120,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceQueryDrainState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceQueryDrainState")]
     #[inline]
-    pub fn device_query_drain_state(&self, pci_info: &PciInfo) -> Result<bool, Error> {
+    pub fn drain_state(&self, pci_info: &PciInfo) -> Result<bool, Error> {
         let sym = self.lib().nvmlDeviceQueryDrainState()?;
         let mut c_pci_info = {
             let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
@@ -164,10 +130,16 @@ impl Nvml {
         ffi::check(call!(sym(& mut c_pci_info, & mut c_current_state)))?;
         Ok(c_current_state != 0)
     }
+    /// The former name of [`Self::drain_state`], which it calls.
+    #[deprecated(note = "renamed `drain_state`")]
+    #[inline]
+    pub fn device_query_drain_state(&self, pci_info: &PciInfo) -> Result<bool, Error> {
+        self.drain_state(pci_info)
+    }
     /// This method will remove the specified GPU from the view of both NVML and the NVIDIA kernel driver
     /// as long as no other processes are attached. If other processes are attached, this call will return
     /// [`Error::InUse`] and the GPU will be returned to its original "draining" state. Note: the
-    /// only situation where a process can still be attached after [`Nvml::device_modify_drain_state`] is called
+    /// only situation where a process can still be attached after [`Nvml::set_drain_state`] is called
     /// to initiate the draining state is if that process was using, and is still using, a GPU before the
     /// call was made. Also note, persistence mode counts as an attachment to the GPU thus it must be disabled
     /// prior to this call.
@@ -197,7 +169,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRemoveGpu_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRemoveGpu_v2")]
     #[inline]
-    pub fn device_remove_gpu(
+    pub fn remove_gpu(
         &self,
         pci_info: &PciInfo,
         gpu_state: DetachGpuState,
@@ -210,5 +182,66 @@ impl Nvml {
         };
         ffi::check(call!(sym(& mut c_pci_info, gpu_state.0, link_state.0)))?;
         Ok(())
+    }
+    /// The former name of [`Self::remove_gpu`], which it calls.
+    #[deprecated(note = "renamed `remove_gpu`")]
+    #[inline]
+    pub fn device_remove_gpu(
+        &self,
+        pci_info: &PciInfo,
+        gpu_state: DetachGpuState,
+        link_state: PcieLinkState,
+    ) -> Result<(), Error> {
+        self.remove_gpu(pci_info, gpu_state, link_state)
+    }
+    /// Modify the drain state of a GPU.  This method forces a GPU to no longer accept new incoming requests.
+    /// Any new NVML process will no longer see this GPU.  Persistence mode for this GPU must be turned off before
+    /// this call is made.
+    /// Must be called as administrator.
+    /// For Linux only.
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    /// Some Kepler devices supported.
+    ///
+    /// # Arguments
+    ///
+    /// * `pci_info`: The PCI address of the GPU drain state to be modified
+    /// * `new_state`: The drain state that should be entered, see [`EnableState`]
+    ///
+    /// Calls `nvmlDeviceModifyDrainState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `new_state` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
+    /// - [`Error::InUse`] if the device has persistence mode turned on
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceModifyDrainState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceModifyDrainState")]
+    #[inline]
+    pub fn set_drain_state(
+        &self,
+        pci_info: &PciInfo,
+        new_state: bool,
+    ) -> Result<(), Error> {
+        let sym = self.lib().nvmlDeviceModifyDrainState()?;
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
+        ffi::check(call!(sym(& mut c_pci_info, new_state as _)))?;
+        Ok(())
+    }
+    /// The former name of [`Self::set_drain_state`], which it calls.
+    #[deprecated(note = "renamed `set_drain_state`")]
+    #[inline]
+    pub fn device_modify_drain_state(
+        &self,
+        pci_info: &PciInfo,
+        new_state: bool,
+    ) -> Result<(), Error> {
+        self.set_drain_state(pci_info, new_state)
     }
 }

@@ -100,7 +100,7 @@ impl Ctx {
     fn dev(&self, o: &str) -> Result<Device<'_>, Error> {
         let d = self.nvml.device_by_index(seg(o, "dev"))?;
         if o.contains("/mig/") {
-            return d.mig_device_handle_by_index(seg(o, "mig"));
+            return d.mig_device_by_index(seg(o, "mig"));
         }
         Ok(d)
     }
@@ -294,8 +294,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetHandleBySerial", |c, o, a| c.nvml.device_by_serial(a.s("serial")).map(|d| dtok(&d))),
     e!("nvmlDeviceGetHandleByPciBusId_v2", newest, |c, o, a| c.nvml.device_by_pci_bus_id(a.s("busId")).map(|d| dtok(&d))),
     e!("nvmlDeviceGetHandleByUUIDV", |c, o, a| c.nvml.device_by_uuid_struct(&uuid_v1(a.s("uuid"), a.u("type"))).map(|d| dtok(&d))),
-    e!("nvmlDeviceGetMigDeviceHandleByIndex", |c, o, a| c.dev(o)?.mig_device_handle_by_index(a.u("index")).map(|d| dtok(&d))),
-    e!("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", |c, o, a| c.dev(o)?.device_handle_from_mig_device_handle().map(|d| dtok(&d))),
+    e!("nvmlDeviceGetMigDeviceHandleByIndex", |c, o, a| c.dev(o)?.mig_device_by_index(a.u("index")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", |c, o, a| c.dev(o)?.mig_parent_device().map(|d| dtok(&d))),
 
     // Units.
     e!("nvmlUnitGetHandleByIndex", |c, o, a| c.nvml.unit_by_index(a.u("index")).map(|_| json!("handle"))),
@@ -327,11 +327,11 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetArchitecture", |c, o, a| c.dev(o)?.architecture().map(|v| j(v.0))),
     e!("nvmlDeviceGetBusType", |c, o, a| c.dev(o)?.bus_type().map(|v| j(v.0))),
     e!("nvmlDeviceGetIrqNum", |c, o, a| c.dev(o)?.irq_num().map(j)),
-    e!("nvmlDeviceGetNumGpuCores", |c, o, a| c.dev(o)?.num_gpu_cores().map(j)),
+    e!("nvmlDeviceGetNumGpuCores", |c, o, a| c.dev(o)?.num_cores().map(j)),
     e!("nvmlDeviceGetPowerSource", |c, o, a| c.dev(o)?.power_source().map(|v| j(v.0))),
     e!("nvmlDeviceGetMemoryBusWidth", |c, o, a| c.dev(o)?.memory_bus_width().map(j)),
-    e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.pcie_link_max_speed().map(|v| j(v.0))),
-    e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_speed().map(j)),
+    e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.max_pcie_link_speed().map(|v| j(v.0))),
+    e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_link_speed().map(j)),
     e!("nvmlDeviceGetAdaptiveClockInfoStatus", |c, o, a| c.dev(o)?.adaptive_clock_info_status().map(j)),
     e!("nvmlDeviceGetNumaNodeId", |c, o, a| c.dev(o)?.numa_node_id().map(j)),
     e!("nvmlDeviceGetCudaComputeCapability", |c, o, a| c.dev(o)?.cuda_compute_capability().map(|CudaComputeCapability { major: x, minor: y, .. }| json!([x, y]))),
@@ -348,8 +348,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMaxPcieLinkGeneration", |c, o, a| c.dev(o)?.max_pcie_link_generation().map(j)),
     e!("nvmlDeviceGetGpuMaxPcieLinkGeneration", |c, o, a| c.dev(o)?.gpu_max_pcie_link_generation().map(j)),
     e!("nvmlDeviceGetMaxPcieLinkWidth", |c, o, a| c.dev(o)?.max_pcie_link_width().map(j)),
-    e!("nvmlDeviceGetCurrPcieLinkGeneration", |c, o, a| c.dev(o)?.curr_pcie_link_generation().map(j)),
-    e!("nvmlDeviceGetCurrPcieLinkWidth", |c, o, a| c.dev(o)?.curr_pcie_link_width().map(j)),
+    e!("nvmlDeviceGetCurrPcieLinkGeneration", |c, o, a| c.dev(o)?.current_pcie_link_generation().map(j)),
+    e!("nvmlDeviceGetCurrPcieLinkWidth", |c, o, a| c.dev(o)?.current_pcie_link_width().map(j)),
     e!("nvmlDeviceGetPcieThroughput", |c, o, a| c.dev(o)?.pcie_throughput(PcieUtilCounter(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetPcieReplayCounter", |c, o, a| c.dev(o)?.pcie_replay_counter().map(j)),
     e!("nvmlDeviceGetCpuAffinity", |c, o, a| c.dev(o)?.cpu_affinity(a.u("size")).map(j)),
@@ -363,17 +363,17 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetDefaultApplicationsClock", |c, o, a| c.dev(o)?.default_applications_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetMaxCustomerBoostClock", |c, o, a| c.dev(o)?.max_customer_boost_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetClock", |c, o, a| c.dev(o)?.clock(ClockType(a.u("type")), ClockId(a.u("id"))).map(j)),
-    e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPState { min_clock_m_hz: x, max_clock_m_hz: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_pstate(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPstate { min_clock_m_hz: x, max_clock_m_hz: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(ClockType(a.u("type")), Pstates(a.u("pstate")))
         .map(|v| fix(j(v), &[("type", lk!(ClockType)), ("pstate", lk!(Pstates))]))),
     e!("nvmlDeviceGetSupportedMemoryClocks", |c, o, a| c.dev(o)?.supported_memory_clocks().map(j)),
     e!("nvmlDeviceGetSupportedGraphicsClocks", |c, o, a| c.dev(o)?.supported_graphics_clocks(a.u("memory")).map(j)),
     e!("nvmlDeviceGetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.auto_boosted_clocks_enabled().map(|AutoBoostedClocksEnabled { is_enabled: x, default_is_enabled: y, .. }| json!([x as u32, y as u32]))),
-    e!("nvmlDeviceGetClkMonStatus", |c, o, a| c.dev(o)?.clk_mon_status().map(j)),
-    e!("nvmlDeviceGetGpcClkVfOffset", |c, o, a| c.dev(o)?.gpc_clk_vf_offset().map(j)),
-    e!("nvmlDeviceGetMemClkVfOffset", |c, o, a| c.dev(o)?.mem_clk_vf_offset().map(j)),
-    e!("nvmlDeviceGetGpcClkMinMaxVfOffset", |c, o, a| c.dev(o)?.gpc_clk_min_max_vf_offset().map(|GpcClkMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
-    e!("nvmlDeviceGetMemClkMinMaxVfOffset", |c, o, a| c.dev(o)?.mem_clk_min_max_vf_offset().map(|MemClkMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetClkMonStatus", |c, o, a| c.dev(o)?.clock_monitor_status().map(j)),
+    e!("nvmlDeviceGetGpcClkVfOffset", |c, o, a| c.dev(o)?.gpc_clock_vf_offset().map(j)),
+    e!("nvmlDeviceGetMemClkVfOffset", |c, o, a| c.dev(o)?.mem_clock_vf_offset().map(j)),
+    e!("nvmlDeviceGetGpcClkMinMaxVfOffset", |c, o, a| c.dev(o)?.gpc_clock_min_max_vf_offset().map(|GpcClockMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetMemClkMinMaxVfOffset", |c, o, a| c.dev(o)?.mem_clock_min_max_vf_offset().map(|MemClockMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetSupportedClocksEventReasons", newest, |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetSupportedClocksThrottleReasons", faults &["nvmlDeviceGetSupportedClocksEventReasons"], |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetCurrentClocksEventReasons", newest, |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
@@ -395,9 +395,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y, .. }| json!([x, y]))),
     // pynvml returns [signalType, target].
     e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(a.u("index")).map(|v| json!([v.signal_type.0, v.target.0]))),
-    e!("nvmlDeviceGetTemperature", faults &["nvmlDeviceGetTemperatureV"], |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
+    e!("nvmlDeviceGetTemperature", faults &["nvmlDeviceGetTemperatureV"], |c, o, a| c.dev(o)?.temperature(TemperatureSensor(a.u("sensor"))).map(j)),
     // pynvml returns the record's `temperature`.
-    e!("nvmlDeviceGetTemperatureV", newest, |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
+    e!("nvmlDeviceGetTemperatureV", newest, |c, o, a| c.dev(o)?.temperature(TemperatureSensor(a.u("sensor"))).map(j)),
     e!("nvmlDeviceGetTemperatureThreshold", |c, o, a| c.dev(o)?.temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(j)),
     // pynvml returns the record's `marginTemperature`.
     e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature().map(j)),
@@ -497,12 +497,12 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
     e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
     e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
-    e!("nvmlDeviceGetComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.compute_running_processes().map(j)),
-    e!("nvmlDeviceGetComputeRunningProcesses_v2", faults &["nvmlDeviceGetComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.compute_running_processes().map(j)),
-    e!("nvmlDeviceGetGraphicsRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.graphics_running_processes().map(j)),
-    e!("nvmlDeviceGetGraphicsRunningProcesses_v2", faults &["nvmlDeviceGetGraphicsRunningProcesses_v3"], |c, o, a| c.dev(o)?.graphics_running_processes().map(j)),
-    e!("nvmlDeviceGetMPSComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
-    e!("nvmlDeviceGetMPSComputeRunningProcesses_v2", faults &["nvmlDeviceGetMPSComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
+    e!("nvmlDeviceGetComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
+    e!("nvmlDeviceGetComputeRunningProcesses_v2", faults &["nvmlDeviceGetComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
+    e!("nvmlDeviceGetGraphicsRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_graphics_processes().map(j)),
+    e!("nvmlDeviceGetGraphicsRunningProcesses_v2", faults &["nvmlDeviceGetGraphicsRunningProcesses_v3"], |c, o, a| c.dev(o)?.running_graphics_processes().map(j)),
+    e!("nvmlDeviceGetMPSComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_mps_compute_processes().map(j)),
+    e!("nvmlDeviceGetMPSComputeRunningProcesses_v2", faults &["nvmlDeviceGetMPSComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.running_mps_compute_processes().map(j)),
     e!("nvmlDeviceGetRunningProcessDetailList", |c, o, a| c.dev(o)?.running_process_detail_list(ProcessMode(a.u("mode"))).map(j)),
     e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
@@ -548,11 +548,11 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetTopologyNearestGpus", |c, o, a| c.dev(o)?.topology_nearest_gpus(GpuTopologyLevel(a.u("level"))).map(dtoks)),
 
     // GPM.
-    e!("nvmlGpmQueryDeviceSupport", |c, o, a| c.dev(o)?.gpm_query_device_support().map(j)),
-    e!("nvmlGpmQueryIfStreamingEnabled", |c, o, a| c.dev(o)?.gpm_query_if_streaming_enabled().map(j)),
+    e!("nvmlGpmQueryDeviceSupport", |c, o, a| c.dev(o)?.gpm_support().map(j)),
+    e!("nvmlGpmQueryIfStreamingEnabled", |c, o, a| c.dev(o)?.gpm_streaming_enabled().map(j)),
     e!("nvmlGpmSampleAlloc", |c, o, a| c.nvml.gpm_sample_alloc().map(|s| { c.gpm.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
-    e!("nvmlGpmSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_sample_get(s)).map(|_| json!("handle"))),
-    e!("nvmlGpmMigSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_mig_sample_get(a.u("gpuInstanceId"), s)).map(|_| json!("handle"))),
+    e!("nvmlGpmSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_sample(s)).map(|_| json!("handle"))),
+    e!("nvmlGpmMigSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_mig_sample(a.u("gpuInstanceId"), s)).map(|_| json!("handle"))),
     e!("nvmlGpmMetricsGet", |c, o, a| {
         let ids: Vec<GpmMetricId> = a.list("metrics").into_iter().map(GpmMetricId).collect();
         c.with_gpm("gpm/0", |s1| c.with_gpm("gpm/1", |s2| c.nvml.gpm_metrics_get(s1, s2, &ids))).map(|v| J::Array(v.iter().map(|m| json!({
@@ -716,15 +716,15 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed(a.u("fan"), a.u("speed")).map(|_| J::Null)),
     e!("nvmlDeviceSetCpuAffinity", |c, o, a| c.dev(o)?.set_cpu_affinity().map(|_| J::Null)),
     e!("nvmlDeviceClearCpuAffinity", |c, o, a| c.dev(o)?.clear_cpu_affinity().map(|_| J::Null)),
-    e!("nvmlDeviceSetGpcClkVfOffset", |c, o, a| c.dev(o)?.set_gpc_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
-    e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
+    e!("nvmlDeviceSetGpcClkVfOffset", |c, o, a| c.dev(o)?.set_gpc_clock_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
+    e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clock_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
     e!("nvmlDeviceSetVirtualizationMode", |c, o, a| c.dev(o)?.set_virtualization_mode(GpuVirtualizationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&{ let mut v = VgpuHeterogeneousMode::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nvlink_device_low_power_threshold(&{ let mut v = NvLinkPowerThres::default(); v.low_pwr_threshold = a.u("threshold"); v }).map(|_| J::Null)),
-    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state") != 0).map(|_| J::Null)),
+    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.set_gpm_streaming_enabled(a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&{ let mut v = Hostname::default(); v.value = a.s("hostname").to_string(); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&{ let mut v = DramEncryptionInfo::default(); v.encryption_state = a.u("mode") != 0; v }).map(|_| J::Null)),
@@ -736,9 +736,9 @@ pub static TABLE: &[Entry] = &[
         &{ let mut v = NvLinkUtilizationControl::default(); v.units = NvLinkUtilizationCountUnits(a.u("units")); v.pktfilter = NvLinkUtilizationCountPktTypes(a.u("pktfilter")); v }, a.u("reset") != 0).map(|_| J::Null)),
     e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| { let mut v = FieldValue::default(); v.field_id = FieldId(id); v }).collect::<Vec<_>>())
         .map(|v| J::Array(v.iter().map(|f| field_json(f.field_id, &Error::from_code(f.nvml_return.0).map_or(Ok(f.clone()), Err))).collect()))),
-    e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v as u32))),
-    e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, a.u("state") != 0).map(|_| J::Null)),
-    e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.device_discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),
+    e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v as u32))),
+    e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.set_drain_state(&c.dev(o)?.pci_info()?, a.u("state") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),
     e!("nvmlDeviceSetMigMode", |c, o, a| c.dev(o)?.set_mig_mode(a.u("mode") != 0).map(|v| j(v.0))),
     e!("nvmlDeviceCreateGpuInstance", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance(a.u("profileId"))?)),
     e!("nvmlGpuInstanceCreateComputeInstance", |c, o, a| citok(&c.gi(o)?.create_compute_instance(a.u("profileId"))?)),

@@ -30,7 +30,7 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
         let Some(m) = plan.methods.iter().find(|m| m.returns.as_deref() == Some(name.as_str())) else { continue };
         let Some(f) = b.model.functions.get(&rs.symbol) else { continue };
         let g = Gen { b, names, owner: &m.owner, io: &plan.record_io, layouts: &plan.older_layouts };
-        out.push(b.area(&f.name, f.line), g.result_struct(name, m, f));
+        out.push(b.area(&f.name, f.line), g.result_struct(name, &rs.former, m, f));
     }
     for ((area, owner), ms) in by_area {
         let g = Gen { b, names, owner, io: &plan.record_io, layouts: &plan.older_layouts };
@@ -213,6 +213,8 @@ impl Gen<'_> {
         let f = &self.b.model.functions[&head.symbol];
         let lt = self.lifetime();
         let name = ident(&m.name);
+        let arg_names: Vec<proc_macro2::Ident> =
+            args(head, self.io).into_iter().map(|(c, _)| ident(&snake(c))).collect();
         let args: Vec<TokenStream> = args(head, self.io)
             .into_iter()
             .map(|(c, arg)| {
@@ -304,6 +306,23 @@ impl Gen<'_> {
                 symbols.join(", ")
             )
         };
+        // What a `fill_from_older` rule adds (see `layouts_call`).
+        let filled: Vec<String> = head
+            .params
+            .iter()
+            .filter_map(|p| match &p.role {
+                Role::Out(Val::Record(r)) if head.outputs().count() == 1 && m.returns.is_none() => Some(r),
+                _ => None,
+            })
+            .flat_map(|r| self.fills(r))
+            .map(|(field, old)| {
+                format!(
+                    " A `{}` the newest layout answers empty is taken from a call in layout `{old}` (a driver that fills only that one).",
+                    snake(field)
+                )
+            })
+            .collect();
+        let via = format!("{via}{}", filled.concat());
         let via = doc::lines(&format!("\n{via}\n\n{}", self.errors(m, f)));
         // Every C name of the family, so that docs.rs finds the method by any of them.
         let aliases = m.calls.iter().map(|c| c.symbol.as_str()).chain(
@@ -326,6 +345,7 @@ impl Gen<'_> {
             quote!(#[deprecated(note = #note)])
         });
         let receiver = if consumes { quote!(mut self) } else { quote!(&self) };
+        let formers = m.former.iter().map(|old| former_method(old, &m.name, &receiver, &args, &arg_names, &ret));
         quote! {
             #docs
             #via
@@ -337,12 +357,13 @@ impl Gen<'_> {
             pub fn #name(#receiver, #(#args),*) -> Result<#ret, Error> {
                 #body
             }
+            #(#formers)*
         }
     }
 
     /// For a method that fetches a list by the count + array protocol, a method that asks only
     /// for its length, as the header's size query does (NULL arrays and a count of 0):
-    /// `compute_running_processes` → `compute_running_process_count`. `None` where the library
+    /// `running_compute_processes` → `running_compute_process_count`. `None` where the library
     /// refuses NULL arrays, for a list with other outputs, or when the name is taken.
     fn count_method(&self, m: &Method, taken: &std::collections::BTreeSet<&str>) -> Option<TokenStream> {
         let name = count_method_name(m, self.io, taken)?;
@@ -407,13 +428,22 @@ impl Gen<'_> {
         }
         let first = &head.symbol;
         let doc = format!(
-            " The length of the list [`Self::{}`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.\n\n Calls `{first}`{}.\n\n # Errors\n\n As [`Self::{}`]'s.",
+            "The length of the list [`Self::{}`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.\n\n Calls `{first}`{}.\n\n # Errors\n\n As [`Self::{}`]'s.",
             m.name,
             if m.calls.len() > 1 { " or an older version of it" } else { "" },
             m.name
         );
         let docs = doc::lines(&doc.replace("\n ", "\n"));
         let aliases = m.calls.iter().map(|c| c.symbol.as_str()).map(|a| quote!(#[doc(alias = #a)]));
+        let arg_names: Vec<proc_macro2::Ident> =
+            args(head, self.io).into_iter().map(|(c, _)| ident(&snake(c))).collect();
+        let formers: Vec<TokenStream> = m
+            .former
+            .iter()
+            .map(|old| count_name(old))
+            .filter(|old| !taken.contains(old.as_str()) && *old != name)
+            .map(|old| former_method(&old, &name, &quote!(&self), &decls, &arg_names, &quote!(u32)))
+            .collect();
         let name = ident(&name);
         Some(quote! {
             #docs
@@ -425,6 +455,7 @@ impl Gen<'_> {
                 #(#tries)*
                 Err(missing)
             }
+            #(#formers)*
         })
     }
 
@@ -501,8 +532,13 @@ impl Gen<'_> {
 
     /// The struct a method with several outputs returns: a field per output parameter, named
     /// and documented as the header names and documents it.
-    fn result_struct(&self, name: &str, m: &Method, f: &Function) -> TokenStream {
+    fn result_struct(&self, name: &str, former: &[String], m: &Method, f: &Function) -> TokenStream {
         let ty = format_ident!("{name}");
+        let former = former.iter().map(|old| {
+            let (old, doc, note) =
+                (format_ident!("{old}"), format!(" The former name of [`{name}`]."), format!("renamed `{name}`"));
+            quote!(#[doc = #doc] #[deprecated(note = #note)] pub type #old = #ty;)
+        });
         let lt = self.lifetime();
         let outputs: Vec<&ParamPlan> = m.calls[0].outputs().collect();
         let fields = outputs.iter().map(|p| {
@@ -529,6 +565,7 @@ impl Gen<'_> {
         let methods: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
         let what = doc::lines(&format!("What {} answers.", methods.join(" or ")));
         quote! {
+            #(#former)*
             #what
             #[derive(Debug, Clone, #derive_eq Default)]
             #[non_exhaustive]
@@ -637,7 +674,7 @@ impl Gen<'_> {
             }
             _ => f.docs.param(&p.name)?.text.clone(),
         };
-        let text = doc::inline_text(&text);
+        let text = rustdoc::without_null_usage(&doc::inline_text(&text));
         let mut text = text.trim().trim_end_matches('.');
         // The direction cue of a record field's comment (`OUT: the fan speed in RPM`).
         for cue in ["[out]", "OUT:", "OUT -", "OUT"] {
@@ -771,23 +808,62 @@ impl Gen<'_> {
             })
             .collect();
         let [(i, older)] = versioned.as_slice() else { return self.call(head, c, returns) };
-        let mut tries = quote!();
-        let mut last = self.call(head, c, returns);
-        for old in older.iter() {
+        let variant = |old: &String| {
             let mut variant = c.clone();
             variant.params[*i].role = match &variant.params[*i].role {
                 Role::Out(_) => Role::Out(Val::Record(old.clone())),
                 _ => Role::InOut(Val::Record(old.clone())),
             };
+            variant
+        };
+        // The fields the newest layout may answer empty (`fill_from_older`), where the method
+        // returns that record: each taken from a call in the older layout that fills it.
+        let newest = match &c.params[*i].role {
+            Role::Out(Val::Record(r)) if c.outputs().count() == 1 && returns.is_none() => Some(r),
+            _ => None,
+        };
+        let fills: Vec<TokenStream> = newest
+            .into_iter()
+            .flat_map(|r| self.fills(r))
+            .map(|(field, old)| {
+                let (f, call) = (ident(&snake(field)), self.call_cast(head, &variant(old), returns, true));
+                quote! {
+                    let r = match r {
+                        Ok(mut v) if v.#f.is_empty() => {
+                            if let Ok(o) = (|| -> Result<#ret, Error> { #call })() {
+                                v.#f = o.#f;
+                            }
+                            Ok(v)
+                        }
+                        r => r,
+                    };
+                }
+            })
+            .collect();
+        let mut tries = quote!();
+        let mut last = self.call(head, c, returns);
+        for (n, old) in older.iter().enumerate() {
+            let fills = if n == 0 { &fills[..] } else { &[] };
             tries.extend(quote! {
                 let r = (|| -> Result<#ret, Error> { #last })();
+                #(#fills)*
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
                 }
             });
-            last = self.call_cast(head, &variant, returns, true);
+            last = self.call_cast(head, &variant(old), returns, true);
         }
         quote!(#tries #last)
+    }
+
+    /// The fields of `record` a `fill_from_older` rule takes from an older layout, with that
+    /// layout.
+    fn fills<'s>(&'s self, record: &'s str) -> impl Iterator<Item = (&'s str, &'s String)> + 's {
+        let older = self.layouts.get(record);
+        self.b.fill_from_older.iter().filter_map(move |(key, old)| {
+            let field = key.strip_prefix(record)?.strip_prefix('.')?;
+            older?.contains(old).then_some((field, old))
+        })
     }
 
     /// The body calling `c`, a member of another shape than the newest: its parameters taken
@@ -1058,6 +1134,29 @@ impl Gen<'_> {
 /// The name of the method that counts the list method `m` fetches (see
 /// `Gen::count_method`), when it has one: one count with a size query, one output, arguments
 /// by value only, and a name no method of its owner (`taken`) has.
+/// A method under a name a published release gave it (`former_methods`): deprecated, it calls
+/// the method by its current name.
+fn former_method(
+    old: &str,
+    current: &str,
+    receiver: &TokenStream,
+    args: &[TokenStream],
+    arg_names: &[proc_macro2::Ident],
+    ret: &TokenStream,
+) -> TokenStream {
+    let doc = doc::lines(&format!("The former name of [`Self::{current}`], which it calls."));
+    let note = format!("renamed `{current}`");
+    let (old, current) = (ident(old), ident(current));
+    quote! {
+        #doc
+        #[deprecated(note = #note)]
+        #[inline]
+        pub fn #old(#receiver, #(#args),*) -> Result<#ret, Error> {
+            self.#current(#(#arg_names),*)
+        }
+    }
+}
+
 pub fn count_method_name(
     m: &Method,
     io: &BTreeMap<String, RecordIo>,
@@ -1080,7 +1179,7 @@ pub fn count_method_name(
 }
 
 /// The name of the method that counts what method `list` fetches: its last word singular
-/// and `_count` after it (`compute_running_processes` → `compute_running_process_count`).
+/// and `_count` after it (`running_compute_processes` → `running_compute_process_count`).
 fn count_name(list: &str) -> String {
     let (init, last) = list.rsplit_once('_').map_or(("", list), |(i, l)| (i, l));
     let singular = if let Some(stem) = last.strip_suffix("ies") {

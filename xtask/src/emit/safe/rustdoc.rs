@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::types::error_variant;
 use super::Names;
-use crate::rules::names::{constant_names, prefixed_name, snake};
+use crate::rules::names::{prefixed_name, snake};
 use crate::rules::Bindings;
 
 /// The Rust item each C name of the header stands for, as an intra-doc link target.
@@ -58,7 +58,7 @@ impl Links {
         for e in m.enums.values() {
             let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
             let ty = names.ty(&e.name);
-            for (k, rust) in cnames.iter().zip(constant_names(&cnames)) {
+            for (k, rust) in cnames.iter().zip(super::types::enum_constant_names(b, e)) {
                 let target = match error_variant(m, k) {
                     Some(v) => format!("Error::{v}"),
                     None if *k == "NVML_SUCCESS" => continue,
@@ -162,6 +162,7 @@ impl Links {
 /// A record field's (or an output's) description as the value it holds: "Reference to an
 /// unsigned int for the fan speed" → "The fan speed"; direction cues (`OUT:`, `[in]`) go.
 pub fn as_value(text: &str) -> String {
+    let text = without_null_usage(text);
     let mut t = text.trim();
     // Direction cues first: `OUT:`, `IN/OUT -`, `[out]`, `output` alone.
     for cue in ["[in,out]", "[in/out]", "[out]", "[in]", "IN/OUT", "OUT", "IN", "output", "input"] {
@@ -186,6 +187,13 @@ pub fn as_value(text: &str) -> String {
         "returns ",
     ];
     let rest = prefixes.iter().find(|p| lower.starts_with(*p)).map(|p| &t[p.len()..]);
+    // "Reference to \a unsigned int" names the C type and nothing else: no description.
+    if let Some(rest) = rest {
+        let words = rest.replace("\\a ", "").replace('`', "").trim().trim_end_matches('.').to_ascii_lowercase();
+        if ["unsigned int", "int", "unsigned long long", "unsigned long", "char"].contains(&words.as_str()) {
+            return String::new();
+        }
+    }
     let text = match rest {
         Some(rest) if !rest.trim().is_empty() => rest,
         _ => t,
@@ -443,7 +451,9 @@ fn rename_words(text: &str, params: &Params) -> String {
 }
 
 /// A function's description less what only a C caller does: the C examples (`\\code`
-/// blocks) and the notes that the caller must set a record's `version` (the method does).
+/// blocks), the notes that the caller must set a record's `version` (the method does), the
+/// paragraphs on calling with NULL buffers to learn a size (the method asks for the size
+/// itself), and the C string's terminator.
 pub fn without_c_usage(md: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut fenced = false;
@@ -452,6 +462,10 @@ pub fn without_c_usage(md: &str) -> String {
         if trimmed.starts_with("```c") && trimmed.trim_end().ends_with("```") {
             continue;
         }
+        if !fenced && !trimmed.starts_with("```") && para.replace("NULL terminat", "").contains("NULL") {
+            continue;
+        }
+        let para = &without_terminator(para);
         if trimmed.starts_with("```") {
             fenced = !fenced;
         }
@@ -481,6 +495,33 @@ pub fn without_c_usage(md: &str) -> String {
         out.push(para.to_string());
     }
     out.join("\n\n")
+}
+
+/// A text less the parentheses that count a C string's terminator ("(including the NULL
+/// terminator)", "(& NULL terminator)"): a Rust `String` has none.
+pub fn without_terminator(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(t) = out.find("NULL terminat") {
+        let (Some(open), Some(close)) = (out[..t].rfind('('), out[t..].find(')').map(|c| t + c)) else { break };
+        if out[open..t].contains(')') {
+            break;
+        }
+        let start = out[..open].trim_end().len();
+        out.replace_range(start..=close, "");
+    }
+    out
+}
+
+/// A parameter's or field's text less its C usage: the sentences on passing NULL (the method
+/// handles the buffer itself) and the C string's terminator ("Can be NULL to discover number of
+/// allowed placements").
+pub fn without_null_usage(text: &str) -> String {
+    let text = without_terminator(text);
+    let kept: String = sentences(&text)
+        .into_iter()
+        .filter(|s| !s.replace("NULL-terminated", "").replace("NULL terminated", "").contains("NULL"))
+        .collect();
+    kept.trim_end().to_string()
 }
 
 /// A paragraph's sentences, each with the space or line break after it (so they concatenate
@@ -567,6 +608,24 @@ mod tests {
         assert_eq!(as_value("[out] In-band enable requested"), "In-band enable requested");
         assert_eq!(as_value("IN/OUT - DRAM Encryption state"), "DRAM Encryption state");
         assert_eq!(as_value("Process ID"), "Process ID");
+        assert_eq!(as_value("Reference to \\a unsigned int"), "", "a C type alone describes nothing");
         assert_eq!(as_value("Reference in which to return the current ECC mode"), "The current ECC mode");
+    }
+
+    #[test]
+    fn c_usage_and_terminators_leave_the_description() {
+        let md = "Gets the serial.\n\nAt most 30 characters (including the NULL terminator).\n\nTo size the buffer, call with `infos` set to NULL.\nThen call again.\n\nThe end.";
+        assert_eq!(without_c_usage(md), "Gets the serial.\n\nAt most 30 characters.\n\nThe end.");
+        assert_eq!(without_terminator("PCI identifier (& NULL terminator)"), "PCI identifier");
+        assert_eq!(
+            without_null_usage("Returns placements. Can be NULL to count them. If non-NULL must be large enough."),
+            "Returns placements."
+        );
+        assert_eq!(
+            without_null_usage("Not guaranteed to be NULL-terminated."),
+            "Not guaranteed to be NULL-terminated."
+        );
+        assert_eq!(without_terminator("NULL terminated"), "NULL terminated", "no parenthesis: left as is");
+        assert_eq!(without_terminator("in length\n(including the NULL terminator).  See"), "in length.  See");
     }
 }

@@ -156,7 +156,7 @@ pub fn error(b: &Bindings) -> TokenStream {
 pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     let m = &b.model;
     for e in m.enums.values() {
-        out.push(b.area(&e.name, e.line), open_enum(m, e, names));
+        out.push(b.area(&e.name, e.line), open_enum(b, e, names));
     }
     for (name, rule) in &b.bitflags {
         // The area of its first bit.
@@ -303,13 +303,20 @@ pub(super) fn doc_aliases(m: &Model, name: &str) -> Vec<TokenStream> {
     names.into_iter().map(|n| quote!(#[doc(alias = #n)])).collect()
 }
 
-fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
+/// The names of an enum's constants in its safe type: derived, or as `constant_renames` says.
+pub(super) fn enum_constant_names(b: &Bindings, e: &crate::model::Enum) -> Vec<String> {
+    let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
+    let derived = constant_names(&cnames);
+    cnames.iter().zip(derived).map(|(c, d)| b.constant_renames.get(*c).map_or(d, |r| r.name.clone())).collect()
+}
+
+fn open_enum(b: &Bindings, e: &crate::model::Enum, names: &Names) -> TokenStream {
+    let m = &b.model;
     let name = names.ty(&e.name);
     let aliases = doc_aliases(m, &e.name);
     let repr = scalar(&e.repr);
     let docs = doc::attrs(e.doc.as_deref());
-    let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
-    let rust_names = constant_names(&cnames);
+    let rust_names = enum_constant_names(b, e);
     let mut consts = Vec::new();
     let mut arms = Vec::new();
     let mut seen = BTreeSet::new();
@@ -318,6 +325,11 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
         let (kn, c, kdocs) = (format_ident!("{rn}"), format_ident!("{}", k.name), doc::attrs(k.doc.as_deref()));
         let cdoc = format!("`{}`", k.name);
         consts.push(quote!(#kdocs #[doc = ""] #[doc = #cdoc] pub const #kn: #name = #name(sys::#c);));
+        if let Some(former) = b.constant_renames.get(&k.name).and_then(|r| r.former.as_deref()) {
+            let (old, doc, note) =
+                (format_ident!("{former}"), format!(" The former name of [`Self::{rn}`]."), format!("renamed `{rn}`"));
+            consts.push(quote!(#[doc = #doc] #[deprecated(note = #note)] pub const #old: #name = #name::#kn;));
+        }
         if seen.insert(k.value.as_i128()) {
             arms.push(quote!(sys::#c => Some(#rn)));
             let label = human(rn);
@@ -326,7 +338,14 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
     }
     let note =
         format!("A C enum as an open newtype: a value newer than the header is kept as is (see [`{name}::name`]).");
+    let former = b.type_renames.get(&e.name).and_then(|r| r.former.as_deref()).map(|former| {
+        let (old, doc, note) =
+            (format_ident!("{former}"), format!(" The former name of [`{name}`]."), format!("renamed `{name}`"));
+        quote!(#[doc = #doc] #[deprecated(note = #note)] pub type #old = #name;)
+    });
     quote! {
+        #former
+
         #docs
         #[doc = ""]
         #[doc = #note]
