@@ -61,8 +61,21 @@ unsafe impl<T> Send for RawHandle<T> {}
 // SAFETY: as above; shared access only copies the pointer value.
 unsafe impl<T> Sync for RawHandle<T> {}
 
+/// `Debug` of an opaque-pointer handle type: its name and raw pointer (`EventSet(0x…)`).
+/// `Device` has its own, by UUID, in `manual/device.rs`.
+macro_rules! handle_debug {
+    (Device) => {};
+    ($name:ident) => {
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:p})", stringify!($name), self.raw)
+            }
+        }
+    };
+}
+
 /// What every opaque-pointer handle type has: the struct, `wrap`, `as_raw`, `nvml`, equality,
-/// hashing, `Debug`, `Send` and `Sync`.
+/// hashing, `Debug` (by `handle_debug!`), `Send` and `Sync`.
 macro_rules! handle_common {
     ($(#[$doc:meta])* $name:ident($raw:ty)) => {
         $(#[$doc])*
@@ -102,11 +115,7 @@ macro_rules! handle_common {
             }
         }
 
-        impl std::fmt::Debug for $name<'_> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}({:p})", stringify!($name), self.raw)
-            }
-        }
+        handle_debug!($name);
 
         // SAFETY: NVML handles are process-wide identifiers that NVML accepts from any thread
         // (the library is thread-safe); the `Nvml` reference they carry is Send + Sync.

@@ -181,6 +181,10 @@ fn call_manual(nvml: &Nvml, h: &mut Handles<'_>) -> Vec<(&'static str, Result<()
             }])),
         ),
         ("EventSet::context_data", ok(event_set.context_data(0))),
+        // Debug of the event reads its device's UUID.
+        ("EventSet::next_event", ok(event_set.next_event(0).map(|e| format!("{e:?}")))),
+        ("EventSet::events", ok(event_set.events().next().unwrap_or(Err(Error::Timeout)))),
+        ("Nvml::event_set_for", ok(nvml.event_set_for([device]))),
         ("Nvml::gpm_metrics_get", ok(nvml.gpm_metrics_get(sample, sample, &[GpmMetricId::default()]))),
         ("Device::running_process_detail_list", ok(device.running_process_detail_list(ProcessMode::default()))),
         ("Device::processes_utilization_info", ok(device.processes_utilization_info(0))),

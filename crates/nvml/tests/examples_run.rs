@@ -171,8 +171,14 @@ fn event_loop_prints_the_first_gpus_events() {
     assert_eq!(lines.len(), 3, "{out}");
     assert_eq!(lines[0], format!("ClockChange      event for device with UUID {:?}", H100_UUIDS[0]));
     assert_eq!(lines[1], format!("PowerStateChange event for device with UUID {:?}", H100_UUIDS[0]));
-    assert!(lines[2].starts_with("A different event occurred: EventData {"), "{out}");
-    assert!(lines[2].contains("event_type: EventTypes(XID_CRITICAL_ERROR), event_data: 79"), "{out}");
+    assert_eq!(
+        lines[2],
+        format!(
+            "A different event occurred: XidCriticalError {{ device: Device {{ uuid: {:?} }}, xid: 79, \
+             gpu_instance_id: None, compute_instance_id: None }}",
+            H100_UUIDS[0]
+        )
+    );
 }
 
 /// The port of a gpustat-like program: a line per GPU with its processes by name, the MIG

@@ -1027,6 +1027,109 @@ fn h100_system_events() {
     assert_eq!(other.free(), Ok(()));
 }
 
+/// `Nvml::event_set_for` registers every device it is given, and each `Event` carries the
+/// device it happened on and, for an XID, its number; a wait with nothing pending is `None`.
+#[test]
+fn events_carry_their_device() {
+    let profile = profile_file(
+        "events-carry-their-device",
+        "base: h100\n\
+         events:\n\
+         \x20 - {device: 1, type: nvmlEventTypeClock}\n\
+         \x20 - {device: 0, type: nvmlEventTypePState}\n\
+         \x20 - {device: 2, type: nvmlEventTypeClock}\n\
+         \x20 - {device: 0, type: nvmlEventTypeXidCriticalError, data: 79}\n\
+         \x20 - {device: 1, type: nvmlEventTypeDoubleBitEccError}\n",
+    );
+    let Some(nvml) = in_profile("events_carry_their_device", &profile) else { return };
+    let (gpu0, gpu1) = (nvml.device_by_index(0).unwrap(), nvml.device_by_index(1).unwrap());
+    let set = nvml.event_set_for([&gpu0, &gpu1]).unwrap();
+    // The mock queues a device's events when it is registered: GPU 0's, then GPU 1's; GPU 2
+    // is not registered.
+    let mut events: Vec<Event<'_>> = (0..3).map(|_| set.next_event(0).unwrap().expect("an event")).collect();
+    // The same conversion from what `wait` returns.
+    events.push(set.event(&set.wait(0).unwrap()));
+    let uuids: Vec<String> = events.iter().map(|e| e.device().uuid().unwrap()).collect();
+    assert_eq!(uuids, [H100[0].0, H100[0].0, H100[1].0, H100[1].0]);
+    assert!(matches!(&events[0], Event::PStateChange(d) if *d == gpu0), "{events:?}");
+    match &events[1] {
+        Event::XidCriticalError { device, xid, gpu_instance_id, compute_instance_id } => {
+            assert_eq!(device.uuid().as_deref(), Ok(H100[0].0));
+            assert_eq!((*xid, *gpu_instance_id, *compute_instance_id), (79, None, None));
+        }
+        other => panic!("not an XID: {other:?}"),
+    }
+    assert!(matches!(&events[2], Event::ClockChange(d) if *d == gpu1), "{events:?}");
+    assert!(matches!(&events[3], Event::DoubleBitEccError(d) if *d == gpu1), "{events:?}");
+    let types: Vec<EventTypes> = events.iter().map(Event::event_type).collect();
+    assert_eq!(
+        types,
+        [EventTypes::P_STATE, EventTypes::XID_CRITICAL_ERROR, EventTypes::CLOCK, EventTypes::DOUBLE_BIT_ECC_ERROR]
+    );
+    // Debug names the device by UUID.
+    assert_eq!(format!("{:?}", events[2]), format!("ClockChange(Device {{ uuid: {:?} }})", H100[1].0));
+    // Nothing pending: the wait times out, which is no event rather than an error.
+    assert_eq!(set.next_event(0), Ok(None));
+    assert_eq!(set.next_event(10), Ok(None));
+}
+
+/// An event of a type nvml.h does not name (a newer driver's bit, or several bits at once)
+/// comes out as `Event::Unknown`, its type bits and data kept.
+#[test]
+fn events_newer_than_the_header_are_unknown() {
+    let profile = profile_file(
+        "events-newer-than-the-header",
+        "name: t4-new-events\n\
+         base: [t4]\n\
+         device_defaults:\n\
+         \x20 supported_events: [nvmlEventTypeClock, nvmlEventTypePState, 0x10000]\n\
+         events:\n\
+         \x20 - {device: 0, type: 0x10000, data: 5}\n\
+         \x20 - {device: 0, type: 0x14, data: 0}\n\
+         \x20 - {device: 0, type: nvmlEventTypePState}\n",
+    );
+    let Some(nvml) = in_profile("events_newer_than_the_header_are_unknown", &profile) else { return };
+    let gpu = nvml.device_by_index(0).unwrap();
+    let set = nvml.event_set_for([&gpu]).unwrap();
+    let newer = EventTypes::from_bits_retain(0x10000);
+    assert_eq!(set.next_event(0), Ok(Some(Event::Unknown { device: gpu.clone(), event_type: newer, data: 5 })));
+    let both = EventTypes::CLOCK | EventTypes::P_STATE;
+    assert_eq!(set.next_event(0), Ok(Some(Event::Unknown { device: gpu.clone(), event_type: both, data: 0 })));
+    let pstate = set.next_event(0).unwrap().unwrap();
+    assert_eq!(pstate, Event::PStateChange(gpu.clone()));
+    assert_eq!((pstate.device(), pstate.event_type()), (&gpu, EventTypes::P_STATE));
+    assert_eq!(set.next_event(0), Ok(None));
+}
+
+/// `EventSet::events` waits again when a wait times out, yields `Error::Unknown` and goes on,
+/// and ends after an error that more waiting cannot cure.
+#[test]
+fn events_iterator_skips_timeouts_and_ends_after_a_lasting_error() {
+    // nvmlEventSetWait_v2's calls: the event, two timeouts, UNKNOWN, then GPU_IS_LOST (each
+    // fault answers from its call `after` on, the first that does wins; a fault's count moves
+    // only when the ones before it do not answer).
+    let profile = profile_file(
+        "events-iterator",
+        "base: h100\n\
+         events:\n\
+         \x20 - {device: 0, type: nvmlEventTypeClock}\n\
+         faults:\n\
+         \x20 - {function: nvmlEventSetWait_v2, error: NVML_ERROR_GPU_IS_LOST, after: 4}\n\
+         \x20 - {function: nvmlEventSetWait_v2, error: NVML_ERROR_UNKNOWN, after: 3}\n\
+         \x20 - {function: nvmlEventSetWait_v2, error: NVML_ERROR_TIMEOUT, after: 1}\n",
+    );
+    let Some(nvml) = in_profile("events_iterator_skips_timeouts_and_ends_after_a_lasting_error", &profile) else {
+        return;
+    };
+    let gpu = nvml.device_by_index(0).unwrap();
+    let set = nvml.event_set_for([&gpu]).unwrap();
+    let seen: Vec<Result<Event<'_>, Error>> = set.events().collect();
+    assert_eq!(
+        seen,
+        [Ok(Event::ClockChange(gpu.clone())), Err(Error::Unknown(sys::NVML_ERROR_UNKNOWN)), Err(Error::GpuIsLost)]
+    );
+}
+
 #[test]
 fn l40s_pgpu_metadata_and_a_vgpu_less_device() {
     let Some(nvml) = in_profile("l40s_pgpu_metadata_and_a_vgpu_less_device", "l40s") else { return };

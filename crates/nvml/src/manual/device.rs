@@ -1,7 +1,9 @@
 //! Device queries whose records hold pointers: SRAM ECC entries, PRM counters, cgroup memory
-//! limits and NVLink telemetry; and the speed a PCIe link code stands for.
+//! limits and NVLink telemetry; the speed a PCIe link code stands for; and `Debug` of a device,
+//! by its UUID.
 
 use std::ffi::{c_uint, c_ulonglong};
+use std::fmt;
 
 use nvml_sys as sys;
 
@@ -53,6 +55,17 @@ pub struct NvlinkTelemetry {
     pub request: NvlinkTelemetryRequest,
     /// About one sample per 100 ms, oldest first; the slot's own error when it failed.
     pub samples: Result<Vec<u64>, Error>,
+}
+
+/// A device by its UUID (`Device { uuid: "GPU-…" }`, `"MIG-…"` for a MIG device), or by its
+/// raw handle (`Device(0x…)`) where the library does not answer the UUID.
+impl fmt::Debug for Device<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.uuid() {
+            Ok(uuid) => f.debug_struct("Device").field("uuid", &uuid).finish(),
+            Err(_) => f.debug_tuple("Device").field(&self.raw).finish(),
+        }
+    }
 }
 
 impl Device<'_> {

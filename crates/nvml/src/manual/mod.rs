@@ -17,6 +17,7 @@ mod system;
 mod vgpu;
 
 pub use device::{MemoryLimits, NvlinkTelemetry, NvlinkTelemetryRequest};
+pub use events::Event;
 pub use gpm::GpmMetric;
 pub use system::{cuda_driver_version_major, cuda_driver_version_minor, CperCursor};
 pub use vgpu::{MetadataBlob, PgpuMetadataBlob, VgpuMetadataBlob, VgpuPlacements};
