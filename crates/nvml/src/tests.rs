@@ -24,7 +24,7 @@ fn every_generated_method_runs_against_the_mock() {
         .and_then(|gi| (0..8).find_map(|p| gi.compute_instances(p).ok().and_then(|cis| cis.into_iter().next())));
     let mut handles = Handles {
         device: Some(device.clone()),
-        event_set: Some(nvml.event_set_create().expect("an event set")),
+        event_set: Some(nvml.create_event_set().expect("an event set")),
         compute_instance,
         gpm_sample: nvml.gpm_sample_alloc().ok(),
         unit: nvml.unit_by_index(0).ok(),

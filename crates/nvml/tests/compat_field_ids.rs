@@ -255,7 +255,7 @@ fn all_events_are_the_supported_ones() {
     }
     let nvml = Nvml::builder().library_path(mock_path()).init().unwrap();
     let gpu = nvml.device_by_index(0).unwrap();
-    let set = nvml.event_set_create().unwrap();
+    let set = nvml.create_event_set().unwrap();
     assert_eq!(gpu.register_events(EventTypes::ALL, &set), Err(Error::NotSupported));
     let registered = gpu.register_supported_events(&set).unwrap();
     let named = EventTypes::P_STATE | EventTypes::CLOCK | EventTypes::MIG_CONFIG_CHANGE;

@@ -21,7 +21,7 @@ fn event_wait_receives_an_xid_injected_by_ctl() {
     if std::env::var_os(CHILD_ENV).is_some() {
         let nvml = Nvml::builder().library_path(mock_path()).init().expect("the mock initialises");
         let gpu = nvml.device_by_index(3).unwrap();
-        let set = nvml.event_set_create().unwrap();
+        let set = nvml.create_event_set().unwrap();
         gpu.register_events(EventTypes::XID_CRITICAL_ERROR | EventTypes::DOUBLE_BIT_ECC_ERROR, &set).unwrap();
         println!("waiting");
         let event = set.wait(60_000).expect("the injected event");

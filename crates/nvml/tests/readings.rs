@@ -642,13 +642,13 @@ fn owned_sets_and_samples_are_freed_once() {
     let Some(nvml) = library("owned_sets_and_samples_are_freed_once") else { return };
     let frees = |what: &str| counter(nvml.lib(), &format!("stub_{what}_frees"));
     // Dropped: freed.
-    drop(nvml.event_set_create().unwrap());
+    drop(nvml.create_event_set().unwrap());
     assert_eq!(frees("event_set"), 1);
     // Freed explicitly: the library's answer, and nothing more on drop.
-    assert_eq!(nvml.event_set_create().unwrap().free(), Ok(()));
+    assert_eq!(nvml.create_event_set().unwrap().free(), Ok(()));
     assert_eq!(frees("event_set"), 2);
     // Owned: still freed once, when the owned handle goes.
-    let owned: EventSet<'static> = nvml.event_set_create().unwrap().into_owned();
+    let owned: EventSet<'static> = nvml.create_event_set().unwrap().into_owned();
     assert_eq!(frees("event_set"), 2);
     drop(owned);
     assert_eq!(frees("event_set"), 3);
@@ -873,7 +873,7 @@ fn prm_data_is_one_buffer_in_and_out() {
 fn perf_metric_controller_data_is_read_by_its_type() {
     let Some(nvml) = library("perf_metric_controller_data_is_read_by_its_type") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let samples = d.perf_metrics_get_samples().expect("samples");
+    let samples = d.perf_metrics_samples().expect("samples");
     let data: Vec<&PerfMetricControllerData> =
         samples.samples[0].controller_data.iter().take(2).map(|c| &c.data).collect();
     match data[0] {

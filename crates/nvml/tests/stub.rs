@@ -496,7 +496,7 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     assert_eq!(m.len(), 1000);
     assert!(m.iter().enumerate().all(|(i, x)| x.id == many[i] && x.value.is_ok() == (i % 2 == 0)));
 
-    let set = nvml.event_set_create().unwrap();
+    let set = nvml.create_event_set().unwrap();
     assert_eq!(set.context_data(0), Ok(vec![1, 2, 3, 4, 5]));
     assert_eq!(set.context_data(1), Ok(vec![]), "an empty payload");
     assert_eq!(set.context_data(2), Err(Error::InvalidArgument));

@@ -470,11 +470,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
     #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
     #[inline]
-    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
+    pub fn perf_metrics_samples(&self) -> Result<PerfMetricsSamples, Error> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_samples)))?;
         Ok(<PerfMetricsSamples as crate::raw::FromRaw<_>>::from_raw(&c_samples))
+    }
+    /// The former name of [`Self::perf_metrics_samples`], which it calls.
+    #[deprecated(note = "renamed `perf_metrics_samples`")]
+    #[inline]
+    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
+        self.perf_metrics_samples()
     }
     /// Retrieves the current utilization and process ID
     ///

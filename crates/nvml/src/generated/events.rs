@@ -727,11 +727,17 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetCreate` (a driver older than the function)
     #[doc(alias = "nvmlEventSetCreate")]
     #[inline]
-    pub fn event_set_create(&self) -> Result<EventSet<'_>, Error> {
+    pub fn create_event_set(&self) -> Result<EventSet<'_>, Error> {
         let sym = self.lib().nvmlEventSetCreate()?;
         let mut c_set: sys::nvmlEventSet_t = core::ptr::null_mut();
         ffi::check(call!(sym(& mut c_set)))?;
         Ok(EventSet::wrap(c_set, self.nref()))
+    }
+    /// The former name of [`Self::create_event_set`], which it calls.
+    #[deprecated(note = "renamed `create_event_set`")]
+    #[inline]
+    pub fn event_set_create(&self) -> Result<EventSet<'_>, Error> {
+        self.create_event_set()
     }
 }
 impl<'n> Device<'n> {

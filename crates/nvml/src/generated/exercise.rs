@@ -83,6 +83,10 @@ pub fn call_all(
         (|| { Some(nvml.conf_compute_state().map(|_| ())) })(),
     ));
     out.push((
+        "Nvml::create_event_set",
+        (|| { Some(nvml.create_event_set().map(|_| ())) })(),
+    ));
+    out.push((
         "Nvml::cuda_driver_version",
         (|| { Some(nvml.cuda_driver_version().map(|_| ())) })(),
     ));
@@ -118,10 +122,6 @@ pub fn call_all(
     out.push((
         "Nvml::driver_version",
         (|| { Some(nvml.driver_version().map(|_| ())) })(),
-    ));
-    out.push((
-        "Nvml::event_set_create",
-        (|| { Some(nvml.event_set_create().map(|_| ())) })(),
     ));
     out.push((
         "Nvml::excluded_device_count",
@@ -1338,10 +1338,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::perf_metrics_get_samples",
+        "Device::perf_metrics_samples",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.perf_metrics_get_samples().map(|_| ()))
+            Some(s.perf_metrics_samples().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2201,11 +2201,11 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::vgpu_type_get_max_instances",
+        "Device::vgpu_type_max_instances",
         (|| {
             let s = h.device.as_ref()?;
             let a0 = h.vgpu_type_id.as_ref()?;
-            Some(s.vgpu_type_get_max_instances(a0).map(|_| ()))
+            Some(s.vgpu_type_max_instances(a0).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2241,17 +2241,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::workload_power_profile_get_current_profiles",
+        "Device::workload_power_profile_current_profiles",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.workload_power_profile_get_current_profiles().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::workload_power_profile_get_profiles_info",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.workload_power_profile_get_profiles_info().map(|_| ()))
+            Some(s.workload_power_profile_current_profiles().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2272,6 +2265,13 @@ pub fn call_all(
             Some(
                 s.workload_power_profile_update_profiles(&Default::default()).map(|_| ()),
             )
+        })(),
+    ));
+    out.push((
+        "Device::workload_power_profiles_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.workload_power_profiles_info().map(|_| ()))
         })(),
     ));
     out.push((

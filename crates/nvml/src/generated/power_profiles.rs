@@ -664,7 +664,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
     #[inline]
-    pub fn workload_power_profile_get_current_profiles(
+    pub fn workload_power_profile_current_profiles(
         &self,
     ) -> Result<WorkloadPowerProfileCurrentProfiles, Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileGetCurrentProfiles()?;
@@ -679,47 +679,13 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_current_profiles),
         )
     }
-    /// Get Performance Profiles Information
-    ///
-    /// For Blackwell ™ or newer fully supported devices.
-    /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
-    /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
-    /// mode is supported if the index is 1. Each supported mode will have a corresponding
-    /// entry in the `perfProfile` array which will contain the `profileId`, the
-    /// `priority` of this mode, where the lower the value, the higher the priority,
-    /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
-    /// profile which cannot be used in conjunction with the given profile.
-    ///
-    /// Returns struct [`WorkloadPowerProfileProfilesInfo`].
-    ///
-    /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InsufficientSize`] if struct is fully allocated
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
-    /// - [`Error::Unknown`] On any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
+    /// The former name of [`Self::workload_power_profile_current_profiles`], which it calls.
+    #[deprecated(note = "renamed `workload_power_profile_current_profiles`")]
     #[inline]
-    pub fn workload_power_profile_get_profiles_info(
+    pub fn workload_power_profile_get_current_profiles(
         &self,
-    ) -> Result<WorkloadPowerProfileProfilesInfo, Error> {
-        let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileGetProfilesInfo()?;
-        let mut c_profiles_info: sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-            version: sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_profiles_info)))?;
-        Ok(
-            <WorkloadPowerProfileProfilesInfo as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&c_profiles_info),
-        )
+    ) -> Result<WorkloadPowerProfileCurrentProfiles, Error> {
+        self.workload_power_profile_current_profiles()
     }
     /// **Deprecated:** Use [`Device::workload_power_profile_update_profiles`] instead
     /// Set Requested Performance Profiles
@@ -805,5 +771,55 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, & mut c_update_profiles)))?;
         Ok(())
+    }
+    /// Get Performance Profiles Information
+    ///
+    /// For Blackwell ™ or newer fully supported devices.
+    /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
+    /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
+    /// mode is supported if the index is 1. Each supported mode will have a corresponding
+    /// entry in the `perfProfile` array which will contain the `profileId`, the
+    /// `priority` of this mode, where the lower the value, the higher the priority,
+    /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
+    /// profile which cannot be used in conjunction with the given profile.
+    ///
+    /// Returns struct [`WorkloadPowerProfileProfilesInfo`].
+    ///
+    /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] if struct is fully allocated
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
+    #[inline]
+    pub fn workload_power_profiles_info(
+        &self,
+    ) -> Result<WorkloadPowerProfileProfilesInfo, Error> {
+        let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileGetProfilesInfo()?;
+        let mut c_profiles_info: sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
+            version: sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _,
+            ..Default::default()
+        };
+        ffi::check(call!(sym(self.raw, & mut c_profiles_info)))?;
+        Ok(
+            <WorkloadPowerProfileProfilesInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_profiles_info),
+        )
+    }
+    /// The former name of [`Self::workload_power_profiles_info`], which it calls.
+    #[deprecated(note = "renamed `workload_power_profiles_info`")]
+    #[inline]
+    pub fn workload_power_profile_get_profiles_info(
+        &self,
+    ) -> Result<WorkloadPowerProfileProfilesInfo, Error> {
+        self.workload_power_profiles_info()
     }
 }

@@ -504,7 +504,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstances` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstances")]
     #[inline]
-    pub fn vgpu_type_get_max_instances(
+    pub fn vgpu_type_max_instances(
         &self,
         vgpu_type_id: &VgpuTypeId<'_>,
     ) -> Result<u32, Error> {
@@ -512,6 +512,15 @@ impl<'n> Device<'n> {
         let mut c_vgpu_instance_count: u32 = Default::default();
         ffi::check(call!(sym(self.raw, vgpu_type_id.raw, & mut c_vgpu_instance_count)))?;
         Ok(c_vgpu_instance_count)
+    }
+    /// The former name of [`Self::vgpu_type_max_instances`], which it calls.
+    #[deprecated(note = "renamed `vgpu_type_max_instances`")]
+    #[inline]
+    pub fn vgpu_type_get_max_instances(
+        &self,
+        vgpu_type_id: &VgpuTypeId<'_>,
+    ) -> Result<u32, Error> {
+        self.vgpu_type_max_instances(vgpu_type_id)
     }
     /// The length of the list [`Self::active_vgpus`] answers, asked of the library alone (the header's size query, which fetches no entry), without fetching the list.
     ///

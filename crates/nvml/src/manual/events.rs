@@ -144,7 +144,7 @@ impl Nvml {
         &self,
         devices: impl IntoIterator<Item = impl Borrow<Device<'d>>>,
     ) -> Result<EventSet<'_>, Error> {
-        let set = self.event_set_create()?;
+        let set = self.create_event_set()?;
         for device in devices {
             device.borrow().register_supported_events(&set)?;
         }

@@ -478,12 +478,12 @@ pub static TABLE: &[Entry] = &[
         ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
     e!("nvmlDeviceGetBridgeChipInfo", |c, o, a| c.dev(o)?.bridge_chip_info().map(|v| fix(j(v), &[("type", lk!(BridgeChipType))]))),
     e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("featureCode", lk!(GridLicenseFeatureCode))]))),
-    e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profile_get_profiles_info().map(j)),
-    e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_get_current_profiles().map(j)),
+    e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profiles_info().map(j)),
+    e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_current_profiles().map(j)),
     e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
     e!("nvmlDeviceGetGpuFabricInfoV", newest, faults &["nvmlDeviceGetGpuFabricInfo_v4"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| legacy_clique(fix(j(v), &[("status", lk!(Return))])))),
     e!("nvmlDeviceGetGpuFabricInfo", faults &["nvmlDeviceGetGpuFabricInfo_v4", "nvmlDeviceGetGpuFabricInfoV"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| legacy_clique(fix(j(v), &[("status", lk!(Return))])))),
-    e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_get_samples().map(j)),
+    e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_samples().map(j)),
 
     // Utilisation and processes.
     e!("nvmlDeviceGetUtilizationRates", |c, o, a| c.dev(o)?.utilization_rates().map(j)),
@@ -601,7 +601,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),
-    e!("nvmlVgpuTypeGetMaxInstances", |c, o, a| c.dev(o)?.vgpu_type_get_max_instances(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
+    e!("nvmlVgpuTypeGetMaxInstances", |c, o, a| c.dev(o)?.vgpu_type_max_instances(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
     e!("nvmlDeviceGetVgpuTypeSupportedPlacements", |c, o, a| c.dev(o)?.vgpu_type_supported_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type")), 0).map(j)),
     e!("nvmlDeviceGetVgpuTypeCreatablePlacements", |c, o, a| c.dev(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type")), 0).map(j)),
 
@@ -649,7 +649,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),
 
     // Events.
-    e!("nvmlEventSetCreate", |c, o, a| c.nvml.event_set_create().map(|s| { c.events.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
+    e!("nvmlEventSetCreate", |c, o, a| c.nvml.create_event_set().map(|s| { c.events.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
     e!("nvmlDeviceRegisterEvents", |c, o, a| c.with_event_set(a.s("set"), |s| c.dev(o)?.register_events(EventTypes::from_bits_retain(a.u64("types")), s)).map(|_| J::Null)),
     e!("nvmlEventSetWait_v2", newest, |c, o, a| c.with_event_set(o, |s| s.wait(a.u("timeout"))).map(|v| with(j(&v), &[("device", c.raw_dev(v.device))]))),
     e!("nvmlEventSetFree", |c, o, a| { let s = c.events.borrow_mut().remove(o).expect("created"); s.free().map(|_| J::Null) }),

@@ -203,7 +203,7 @@ fn vgpu_placements_pynvml_reports_max_instances() {
         let nvml = mock();
         let d = first(&nvml);
         let t = VgpuTypeId::from_id(&nvml, 1);
-        assert_eq!(d.vgpu_type_get_max_instances(&t), Err(Error::NotSupported), "{profile}");
+        assert_eq!(d.vgpu_type_max_instances(&t), Err(Error::NotSupported), "{profile}");
         let code = |r: Result<_, Error>| r.map_err(|e| e.code());
         assert_eq!(code(d.vgpu_type_supported_placements(&t, 0)), Err(FUNCTION_NOT_FOUND), "{profile}");
         assert_eq!(code(d.vgpu_type_creatable_placements(&t, 0)), Err(FUNCTION_NOT_FOUND), "{profile}");

@@ -343,7 +343,25 @@ pub fn condition(raw: &str, params: &Params) -> Option<String> {
         [init @ .., last] => format!("{}, or {last}", init.join(", ")),
         [] => String::new(),
     };
-    Some(if lead.is_empty() { body } else { format!("{lead} {body}") })
+    Some(tidy(&if lead.is_empty() { body } else { format!("{lead} {body}") }))
+}
+
+/// A rewritten condition less the doubled words that joining its kept segments can leave: a
+/// segment's own `or` after the joining one, `the` before a name that has one ("the \\a device"
+/// became "the the device"), and an `or` right after the lead.
+fn tidy(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in [("or or ", "or "), ("the the ", "the "), ("The the ", "The ")] {
+        while out.contains(from) {
+            out = out.replace(from, to);
+        }
+    }
+    for lead in ["if ", "when "] {
+        if let Some(rest) = out.strip_prefix(lead).and_then(|r| r.strip_prefix("or ")) {
+            out = format!("{lead}{rest}");
+        }
+    }
+    out
 }
 
 /// The segments of a condition: split at commas and at ` or ` / ` and ` between clauses.
@@ -579,6 +597,11 @@ mod tests {
             Some("if the library has not been successfully initialized")
         );
         assert_eq!(condition("on any unexpected error", &p).as_deref(), Some("on any unexpected error"));
+        assert_eq!(
+            condition("if the \\a device is in use, or or \\a sensorType is invalid", &p).as_deref(),
+            Some("if the device is in use, or `sensor_type` is invalid")
+        );
+        assert_eq!(condition("if or \\a device is invalid", &p).as_deref(), Some("if the device is invalid"));
     }
 
     #[test]
