@@ -524,7 +524,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid, `policy` is null, or the `fan` given doesn't reference a fan that exists
-    /// - [`Error::NotSupported`] if the the device is older than Maxwell
+    /// - [`Error::NotSupported`] if the device is older than Maxwell
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
@@ -553,7 +553,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is not valid, or the speed is outside acceptable ranges, or or if the fan index doesn't reference an actual fan
+    /// - [`Error::InvalidArgument`] if the device is not valid, or the speed is outside acceptable ranges, or if the fan index doesn't reference an actual fan
     /// - [`Error::NotSupported`] if the device is older than Maxwell
     /// - [`Error::Unknown`] if there was an unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanSpeed_v2` (a driver older than the function)

@@ -1007,7 +1007,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] if the the container supplied was not large enough to hold the resulting list
+    /// - [`Error::InsufficientSize`] if the container supplied was not large enough to hold the resulting list
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support performance state readings

@@ -184,7 +184,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] if the the device does not support this feature
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
     #[inline]
@@ -247,7 +247,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid, or the `fan` given doesn't reference a fan that exists
-    /// - [`Error::NotSupported`] if the the device is older than Maxwell
+    /// - [`Error::NotSupported`] if the device is older than Maxwell
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
@@ -345,7 +345,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] if the the device does not support this feature
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
     #[inline]

@@ -194,7 +194,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if or the device, or `encoder_query_type` is invalid
+    /// - [`Error::InvalidArgument`] if the device, or `encoder_query_type` is invalid
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderCapacity` (a driver older than the function)

@@ -1022,7 +1022,7 @@ impl<'n> EventSet<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the event set or `config` is invalid
-    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or or if the requested subscription is not supported
+    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or if the requested subscription is not supported
     /// - [`Error::NoPermission`] if the caller lacks permission for the requested scope
     /// - [`Error::InsufficientResources`] if the event set cannot accept another subscription
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible

@@ -301,7 +301,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
-    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
@@ -386,7 +386,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid, or or `capability` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `capability` is invalid
     /// - [`Error::NotSupported`] the API is not supported in current state, or the device not in vGPU mode
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuCapabilities` (a driver older than the function)
@@ -612,7 +612,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// - [`Error::Uninitialized`] if library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
-    /// - [`Error::InUse`] if the the GPU instance is in use
+    /// - [`Error::InUse`] if the GPU instance is in use
     /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::ArgumentVersionMismatch`] if the version of `p_heterogeneous_mode` is invalid
     /// - [`Error::Unknown`] On any unexpected error
@@ -972,7 +972,7 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
     /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderSessions` (a driver older than the function)
@@ -1282,7 +1282,7 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the vGPU instance is 0, or or `encoder_capacity` is out of range of 0-100
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0, or `encoder_capacity` is out of range of 0-100
     /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceSetEncoderCapacity` (a driver older than the function)
@@ -1390,7 +1390,7 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
     /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
@@ -1503,7 +1503,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `capability` is invalid
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or `capability` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
@@ -1742,7 +1742,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `display_index` is out of range
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or `display_index` is out of range
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetResolution")]

@@ -539,7 +539,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
-    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]

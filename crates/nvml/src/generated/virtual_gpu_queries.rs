@@ -171,8 +171,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid, or `capability` is invalid, or or `state` is invalid
-    /// - [`Error::NotSupported`] The API is not supported in current state, or or the device not in vGPU mode
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `capability` is invalid, or `state` is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state, or the device not in vGPU mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuCapabilities")]
@@ -206,7 +206,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if library has not been successfully initialized
-    /// - [`Error::InUse`] if the the device is in use
+    /// - [`Error::InUse`] if the device is in use
     /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::NotSupported`] if MIG is enabled, or the device doesn't support this feature
     /// - [`Error::ArgumentVersionMismatch`] if the version of `p_heterogeneous_mode` is invalid
@@ -273,7 +273,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid, or null
-    /// - [`Error::NotSupported`] The API is not supported in current state, or or the device not in vGPU mode
+    /// - [`Error::NotSupported`] The API is not supported in current state, or the device not in vGPU mode
     /// - [`Error::NoPermission`] The user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] On any unexpected error during GSP reset operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceVgpuForceGspUnload` (a driver older than the function)

@@ -351,7 +351,7 @@ pub fn condition(raw: &str, params: &Params) -> Option<String> {
 /// became "the the device"), and an `or` right after the lead.
 fn tidy(text: &str) -> String {
     let mut out = text.to_string();
-    for (from, to) in [("or or ", "or "), ("the the ", "the "), ("The the ", "The ")] {
+    for (from, to) in [(", or, or ", ", or "), ("or or ", "or "), ("the the ", "the "), ("The the ", "The ")] {
         while out.contains(from) {
             out = out.replace(from, to);
         }
