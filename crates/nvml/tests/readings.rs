@@ -424,8 +424,9 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfoV_t *i
 /* "info: Returns detailed profile information", in "a versioned nvmlGpuInstanceProfileInfo_v2_t
  * or later output structure". Here the library departs from the header as driver 580.159.04
  * does on a real H100 (crates/nvml-mock/tests/real/README.md, runs 8 and 9): it zeroes the
- * version word in every layout and, asked in layout v3, leaves the name empty and writes it
- * where layout v2 has it (8 bytes into v3's name). */
+ * version word in every layout and, asked in layout v3, leaves the name empty: it writes a
+ * name where layout v2 has it (8 bytes into v3's name; the driver's is built from v2's places,
+ * "MIG 7g.0gb" for the 1g.10gb profile, this one is the right name). */
 static nvmlReturn_t gi_profile(nvmlDevice_t d, unsigned int id, nvmlGpuInstanceProfileInfo_v2_t *info) {
     DEVICE(d);
     if (!info) return NVML_ERROR_INVALID_ARGUMENT;
