@@ -302,6 +302,48 @@ fn rule_diagnostics_are_specific() {
     );
 }
 
+/// The rules that rename (keeping 0.1's names as deprecated aliases) and the one that fills a
+/// field from an older layout: each wrong name, missing subject or clash is an error at its
+/// place, before anything is emitted.
+#[test]
+fn renaming_rules_are_checked_against_the_header() {
+    let b = xtask::pipeline::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
+    let rules = xtask::rules::parse(
+        "handles: {nvmlDevice_t: Device}
+directions: {nvmlDeviceGetTemperature.temp: out}
+former_methods:
+  nvmlDeviceGetName: [Name]
+  nvmlDeviceGetPids: [memory_info]
+  nvmlNope: [x]
+type_renames:
+  nvmlFlags_t: {name: Flag, former: Memory}
+  nvmlNope_t: {name: Nope}
+constant_renames:
+  NVML_FLAG_HIGH: {name: NONE, former: high}
+fill_from_older:
+  nvmlMemory_v2_t.total: nvmlNope_st
+  nvmlMemory_v2_t.nope: nvmlMemory_v2_t
+",
+        "r.yaml",
+    )
+    .unwrap();
+    let (_, d) = xtask::pipeline::plan_model(b.model, &rules, "r.yaml").unwrap();
+    let msgs: Vec<String> = d.iter().map(|x| x.to_string()).collect();
+    for msg in [
+        "error: r.yaml: former_methods.nvmlDeviceGetName: `Name` is not a snake_case Rust method name",
+        "error: r.yaml: former_methods.nvmlNope: `nvmlNope` is not a function of the header",
+        "former_methods.nvmlDeviceGetPids: `memory_info` is already a method of Device",
+        "error: r.yaml: type_renames.nvmlNope_t: `nvmlNope_t` is not an enum of the header (or a typedef of one)",
+        "`Memory`, the former name of ",
+        "error: r.yaml: constant_renames.NVML_FLAG_HIGH: `high` is not a SCREAMING_CASE Rust constant name",
+        "error: r.yaml: constant_renames.NVML_FLAG_HIGH: `NONE` is already the name of another constant of ",
+        "error: r.yaml: fill_from_older.nvmlMemory_v2_t.total: `nvmlNope_st` is not a record of the header",
+        "error: r.yaml: fill_from_older.nvmlMemory_v2_t.nope: `nope` is not a field of `nvmlMemory_v2_t`",
+    ] {
+        assert!(msgs.iter().any(|m| m.contains(msg)), "no diagnostic `{msg}` in {msgs:#?}");
+    }
+}
+
 #[test]
 fn union_rules_are_checked_against_the_header() {
     let stderr = regen_stderr(

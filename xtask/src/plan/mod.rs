@@ -677,14 +677,6 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let shape = shape_of(&calls[0]);
         let across = calls.iter().filter_map(|c| Some((c.symbol.clone(), across.get(&c.symbol)?.clone()))).collect();
         let former = b.former_methods.get(&key).cloned().unwrap_or_default();
-        for old in &former {
-            if let Some(other) = names.insert((owner.clone(), old.clone()), key.clone()) {
-                d.error(
-                    format!("{RULES_FILE}: former_methods"),
-                    format!("`{old}` of `{key}` is already method `{old}` of {} (`{other}`)", owner_label(b, &owner)),
-                );
-            }
-        }
         plan.methods.push(Method { key, owner, name, calls, shape, returns: None, across, former });
     }
     for m in &plan.methods {
@@ -697,6 +689,19 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         }
     }
     names::drop_version_suffixes(b, &mut plan.methods);
+    // A former name (a deprecated alias) is no other method's name, final or former.
+    let mut taken: BTreeMap<(&Owner, &str), &str> =
+        plan.methods.iter().map(|m| ((&m.owner, m.name.as_str()), m.key.as_str())).collect();
+    for m in &plan.methods {
+        for old in &m.former {
+            if let Some(other) = taken.insert((&m.owner, old.as_str()), m.key.as_str()) {
+                d.error(
+                    format!("{RULES_FILE}: former_methods.{}", m.key),
+                    format!("`{old}` is already a method of {} (`{other}`)", owner_label(b, &m.owner)),
+                );
+            }
+        }
+    }
     plan.methods.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
     plan.results = names::result_structs(b, &plan.type_names, &mut plan.methods, d);
     plan.handles = handle_plans(b, &planned);

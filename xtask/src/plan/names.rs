@@ -96,6 +96,18 @@ pub fn type_names(
         types.insert(name.clone(), rust);
     }
     let families = layout_families(m, &mut types, records, &taken);
+    // The names a release published for renamed enums stay as aliases: no type may have them.
+    let mut held: BTreeMap<&str, &str> = taken.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    held.extend(types.iter().map(|(c, rust)| (rust.as_str(), c.as_str())));
+    for (name, r) in &b.type_renames {
+        let Some(former) = &r.former else { continue };
+        if let Some(other) = held.insert(former, name) {
+            d.error(
+                format!("{RULES_FILE}: type_renames.{name}"),
+                format!("`{former}`, the former name of `{name}`, is the name of {other} too"),
+            );
+        }
+    }
     (types, families)
 }
 
@@ -221,13 +233,21 @@ pub fn result_structs(
             Some(n) => {
                 // The struct's names under the method's former names (`former_methods`): kept as
                 // deprecated aliases, as the methods are.
-                let former = methods[i]
-                    .former
-                    .iter()
-                    .map(|old| crate::rules::names::camel(old))
-                    .map(|old| if taken.contains(&old) { format!("{old}Info") } else { old })
-                    .filter(|old| *old != n && !taken.contains(old) && !out.contains_key(old))
-                    .collect();
+                let mut former = Vec::new();
+                for old in methods[i].former.iter().map(|old| crate::rules::names::camel(old)) {
+                    let old = if taken.contains(&old) { format!("{old}Info") } else { old };
+                    if old == n {
+                        continue;
+                    }
+                    if taken.contains(&old) || out.contains_key(&old) {
+                        d.error(
+                            format!("{RULES_FILE}: former_methods.{}", methods[i].key),
+                            format!("the struct `{n}` returns cannot keep its former name `{old}`: a type has it"),
+                        );
+                        continue;
+                    }
+                    former.push(old);
+                }
                 out.entry(n.clone()).or_insert(ResultStruct { symbol: head.symbol.clone(), outputs, former });
                 methods[i].returns = Some(n);
             }

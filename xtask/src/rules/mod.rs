@@ -803,11 +803,25 @@ fn constant_renames(i: &Inputs, d: &mut Diagnostics) {
     };
     for (c, r) in &rules.constant_renames {
         let p = i.place("constant_renames", c);
-        if !model.enums.values().any(|e| e.constants.iter().any(|k| k.name == *c)) {
+        let Some(e) = model.enums.values().find(|e| e.constants.iter().any(|k| k.name == *c)) else {
             d.error(p, format!("`{c}` is not a constant of an enum of the header"));
             continue;
-        }
+        };
         check_renamed(r, screaming, "SCREAMING_CASE Rust constant", &p, d);
+        // The other constants' names in the type, each derived or renamed.
+        let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
+        let others: BTreeSet<String> = cnames
+            .iter()
+            .zip(names::constant_names(&cnames))
+            .filter(|(k, _)| **k != c.as_str())
+            .flat_map(|(k, derived)| match rules.constant_renames.get(*k) {
+                Some(o) => std::iter::once(o.name.clone()).chain(o.former.clone()).collect::<Vec<_>>(),
+                None => vec![derived],
+            })
+            .collect();
+        for n in std::iter::once(&r.name).chain(&r.former).filter(|n| others.contains(*n)) {
+            d.error(p.clone(), format!("`{n}` is already the name of another constant of `{}`", e.name));
+        }
     }
 }
 
