@@ -3,7 +3,12 @@
 //!
 //! An entry starts with `## VERSION (nvml.h HEADER)`: the newest entry of a package's file names
 //! the version it was released as and the header that release binds ([`newest_entry`]), which
-//! is where the next release diffs from.
+//! is where the next release diffs from. What changed in a crate itself (not through the
+//! header) is written by hand under an `## Unreleased` heading above the entries; the next
+//! release's entry takes it in ([`prepend`]).
+
+/// The heading of the hand-written changes the next release takes in.
+const UNRELEASED: &str = "## Unreleased";
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -17,18 +22,44 @@ use super::versions::{grows_with_its_list, sys_breaks, Verdict, Version};
 /// The newest entry of a changelog: its version and the header it binds, from its
 /// `## VERSION (nvml.h HEADER)` heading; `None` without one.
 pub fn newest_entry(text: &str) -> Option<(Version, String)> {
-    let heading = text.lines().find_map(|l| l.strip_prefix("## "))?;
+    let heading = text.lines().filter(|l| l.trim_end() != UNRELEASED).find_map(|l| l.strip_prefix("## "))?;
     let (version, rest) = heading.split_once(" (nvml.h ")?;
     Some((version.trim().parse().ok()?, rest.strip_suffix(')')?.trim().to_string()))
 }
 
-/// `text` with `entry` before its newest entry (at the end when it has none).
+/// `text` with `entry` before its newest entry (at the end when it has none). An
+/// `## Unreleased` section leaves the file and ends the entry, under `### Changes of the crate
+/// itself`.
 pub fn prepend(text: &str, entry: &str) -> String {
+    let (text, unreleased) = take_unreleased(text);
+    let entry = match unreleased {
+        Some(body) => format!("{}\n\n### Changes of the crate itself\n\n{body}\n", entry.trim_end()),
+        None => entry.to_string(),
+    };
+    let (text, entry) = (text.as_str(), entry.as_str());
     let at = text.find("\n## ").map_or(text.len(), |i| i + 1);
     let (head, rest) = text.split_at(at);
     let sep = if head.ends_with("\n\n") || head.is_empty() { "" } else { "\n" };
     let gap = if rest.is_empty() { "" } else { "\n" };
     format!("{head}{sep}{entry}{gap}{rest}")
+}
+
+/// `text` without its `## Unreleased` section, and that section's text (`None` when it has
+/// none, or nothing under it).
+fn take_unreleased(text: &str) -> (String, Option<String>) {
+    let start = if text.starts_with(&format!("{UNRELEASED}\n")) {
+        0
+    } else {
+        match text.find(&format!("\n{UNRELEASED}\n")) {
+            Some(i) => i + 1,
+            None => return (text.to_string(), None),
+        }
+    };
+    let body_start = start + UNRELEASED.len() + 1;
+    let end = text[body_start..].find("\n## ").map_or(text.len(), |i| body_start + i + 1);
+    let body = text[body_start..end].trim();
+    let rest = format!("{}{}", &text[..start], &text[end..]);
+    (rest, (!body.is_empty()).then(|| body.to_string()))
 }
 
 /// A package's release: the version it had, the one it gets, and why.
@@ -421,6 +452,22 @@ mod tests {
         assert!(text.starts_with("# Changelog\n\nIntro.\n\n## 0.3.0 (nvml.h 13.6.1)\n\nNew.\n\n## 0.2.0"), "{text}");
         assert_eq!(newest_entry(&text).map(|(v, h)| (v.to_string(), h)), Some(("0.3.0".into(), "13.6.1".into())));
         assert_eq!(prepend("# Changelog\n", "## 0.1.0 (nvml.h 1.2.3)\n"), "# Changelog\n\n## 0.1.0 (nvml.h 1.2.3)\n");
+    }
+
+    #[test]
+    fn unreleased_changes_join_the_next_entry() {
+        let text =
+            "# Changelog\n\nIntro.\n\n## Unreleased\n\n- Renamed `a` to `b`.\n\n## 0.1.0 (nvml.h 13.5.37)\n\nFirst.\n";
+        assert_eq!(newest_entry(text), Some(("0.1.0".parse().unwrap(), "13.5.37".to_string())));
+        let text = prepend(text, "## 0.1.1 (nvml.h 13.6.1)\n\nNew.\n");
+        assert_eq!(
+            text,
+            "# Changelog\n\nIntro.\n\n## 0.1.1 (nvml.h 13.6.1)\n\nNew.\n\n### Changes of the crate itself\n\n- Renamed `a` to `b`.\n\n## 0.1.0 (nvml.h 13.5.37)\n\nFirst.\n"
+        );
+        assert!(!text.contains(UNRELEASED));
+        // An empty section goes, and adds nothing.
+        let text = prepend("# C\n\n## Unreleased\n\n## 0.1.0 (nvml.h 1.2.3)\n", "## 0.2.0 (nvml.h 1.2.4)\n\nNew.\n");
+        assert_eq!(text, "# C\n\n## 0.2.0 (nvml.h 1.2.4)\n\nNew.\n\n## 0.1.0 (nvml.h 1.2.3)\n");
     }
 
     #[test]
