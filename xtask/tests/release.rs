@@ -483,6 +483,11 @@ fn a_release_from_13_4_92_to_13_5_37() {
     assert!(sys.contains("### New functions (8)") && mock.contains("### New exported functions (8)"), "{sys}\n{mock}");
     assert!(safe.contains(&format!("\n## {nvmlkit_version} (nvml.h 13.5.37)\n")), "{safe}");
     assert!(safe.contains("### New functions and their methods (8)"), "{safe}");
+    // nvmlkit's hand-written `## Unreleased` changes end its new entry and leave the file.
+    let entry = &safe[safe.find(&format!("\n## {nvmlkit_version} ")).unwrap()..];
+    let entry = &entry[..entry[1..].find("\n## ").map_or(entry.len(), |i| i + 1)];
+    assert!(entry.contains("\n### Changes of the crate itself\n\n- Names that read as Rust"), "{entry}");
+    assert!(!safe.contains("## Unreleased"), "{safe}");
     for f in &added {
         assert!(sys.contains(&format!("- `{f}`: `nvmlReturn_t {f}(")), "{f}\n{sys}");
         assert!(mock.contains(&format!("- `{f}`\n")), "{f}\n{mock}");

@@ -27,16 +27,20 @@ pub fn newest_entry(text: &str) -> Option<(Version, String)> {
     Some((version.trim().parse().ok()?, rest.strip_suffix(')')?.trim().to_string()))
 }
 
-/// `text` with `entry` before its newest entry (at the end when it has none). An
-/// `## Unreleased` section leaves the file and ends the entry, under `### Changes of the crate
-/// itself`.
-pub fn prepend(text: &str, entry: &str) -> String {
-    let (text, unreleased) = take_unreleased(text);
-    let entry = match unreleased {
+/// `entry` ended by what the `## Unreleased` section of `text` lists, under `### Changes of the
+/// crate itself` (`entry` as it is when `text` has none).
+pub fn with_unreleased(text: &str, entry: &str) -> String {
+    match take_unreleased(text).1 {
         Some(body) => format!("{}\n\n### Changes of the crate itself\n\n{body}\n", entry.trim_end()),
         None => entry.to_string(),
-    };
-    let (text, entry) = (text.as_str(), entry.as_str());
+    }
+}
+
+/// `text` with `entry` before its newest entry (at the end when it has none), and without its
+/// `## Unreleased` section (which [`with_unreleased`] puts into the entry).
+pub fn prepend(text: &str, entry: &str) -> String {
+    let text = take_unreleased(text).0;
+    let text = text.as_str();
     let at = text.find("\n## ").map_or(text.len(), |i| i + 1);
     let (head, rest) = text.split_at(at);
     let sep = if head.ends_with("\n\n") || head.is_empty() { "" } else { "\n" };
@@ -459,14 +463,15 @@ mod tests {
         let text =
             "# Changelog\n\nIntro.\n\n## Unreleased\n\n- Renamed `a` to `b`.\n\n## 0.1.0 (nvml.h 13.5.37)\n\nFirst.\n";
         assert_eq!(newest_entry(text), Some(("0.1.0".parse().unwrap(), "13.5.37".to_string())));
-        let text = prepend(text, "## 0.1.1 (nvml.h 13.6.1)\n\nNew.\n");
+        let text = prepend(text, &with_unreleased(text, "## 0.1.1 (nvml.h 13.6.1)\n\nNew.\n"));
         assert_eq!(
             text,
             "# Changelog\n\nIntro.\n\n## 0.1.1 (nvml.h 13.6.1)\n\nNew.\n\n### Changes of the crate itself\n\n- Renamed `a` to `b`.\n\n## 0.1.0 (nvml.h 13.5.37)\n\nFirst.\n"
         );
         assert!(!text.contains(UNRELEASED));
         // An empty section goes, and adds nothing.
-        let text = prepend("# C\n\n## Unreleased\n\n## 0.1.0 (nvml.h 1.2.3)\n", "## 0.2.0 (nvml.h 1.2.4)\n\nNew.\n");
+        let empty = "# C\n\n## Unreleased\n\n## 0.1.0 (nvml.h 1.2.3)\n";
+        let text = prepend(empty, &with_unreleased(empty, "## 0.2.0 (nvml.h 1.2.4)\n\nNew.\n"));
         assert_eq!(text, "# C\n\n## 0.2.0 (nvml.h 1.2.4)\n\nNew.\n\n## 0.1.0 (nvml.h 1.2.3)\n");
     }
 

@@ -245,7 +245,11 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
         new_api: &new_api,
         bumped: &bumped,
     };
-    let changelogs = changelog::entries(&facts);
+    // Each entry ended by its package's `## Unreleased` changes, which leave the file.
+    let mut changelogs = changelog::entries(&facts);
+    for (p, (_, entry)) in PACKAGES.iter().zip(changelogs.iter_mut()) {
+        *entry = changelog::with_unreleased(&read(&tree.join(p.dir).join("CHANGELOG.md"))?, entry);
+    }
     write_versions(tree, &bumped, &changelogs)?;
     let moved = moved_released(&kept_from, &header, &new.bindings.model.kept);
     let rules = tree.join(RULES_FILE);
