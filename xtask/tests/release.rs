@@ -487,7 +487,7 @@ fn a_release_from_13_4_92_to_13_5_37() {
     let entry = &safe[safe.find(&format!("\n## {nvmlkit_version} ")).unwrap()..];
     let entry = &entry[..entry[1..].find("\n## ").map_or(entry.len(), |i| i + 1)];
     assert!(entry.contains("\n### Changes of the crate itself\n\n- Names that read as Rust"), "{entry}");
-    assert!(!safe.contains("## Unreleased"), "{safe}");
+    assert!(!safe.contains("\n## Unreleased\n"), "{safe}");
     for f in &added {
         assert!(sys.contains(&format!("- `{f}`: `nvmlReturn_t {f}(")), "{f}\n{sys}");
         assert!(mock.contains(&format!("- `{f}`\n")), "{f}\n{mock}");
