@@ -390,11 +390,10 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
     }
     for (key, old) in &rules.fill_from_older {
         let record = key.split_once('.').map_or(key.as_str(), |(r, _)| r);
-        let returned = plan.methods.iter().any(|m| {
-            m.returns.is_none()
-                && m.calls[0].outputs().count() == 1
-                && m.calls[0].outputs().any(|p| p.role == Role::Out(Val::Record(record.to_string())))
-        });
+        let returned = plan
+            .methods
+            .iter()
+            .any(|m| m.returns.is_none() && m.calls[0].sole_record_output().is_some_and(|r| r == record));
         if !returned || !plan.older_layouts.get(record).is_some_and(|l| l.contains(old)) {
             d.warn(
                 place("fill_from_older", key),
@@ -461,6 +460,17 @@ pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)>
 }
 
 impl Call {
+    /// The record the call's only output fills, when it has one output and that is an
+    /// out-record: what a method returns as it is where no result struct gathers outputs (the
+    /// records `fill_from_older` rules apply to).
+    pub fn sole_record_output(&self) -> Option<&String> {
+        let mut outputs = self.outputs();
+        match (outputs.next().map(|p| &p.role), outputs.next()) {
+            (Some(Role::Out(Val::Record(r))), None) => Some(r),
+            _ => None,
+        }
+    }
+
     /// The parameters whose values the method returns, in order.
     pub fn outputs(&self) -> impl Iterator<Item = &ParamPlan> {
         self.params.iter().filter(|p| {

@@ -213,9 +213,9 @@ impl Gen<'_> {
         let f = &self.b.model.functions[&head.symbol];
         let lt = self.lifetime();
         let name = ident(&m.name);
-        let arg_names: Vec<proc_macro2::Ident> =
-            args(head, self.io).into_iter().map(|(c, _)| ident(&snake(c))).collect();
-        let args: Vec<TokenStream> = args(head, self.io)
+        let planned_args = args(head, self.io);
+        let arg_names: Vec<proc_macro2::Ident> = planned_args.iter().map(|(c, _)| ident(&snake(c))).collect();
+        let args: Vec<TokenStream> = planned_args
             .into_iter()
             .map(|(c, arg)| {
                 let pn = ident(&snake(c));
@@ -308,12 +308,9 @@ impl Gen<'_> {
         };
         // What a `fill_from_older` rule adds (see `layouts_call`).
         let filled: Vec<String> = head
-            .params
-            .iter()
-            .filter_map(|p| match &p.role {
-                Role::Out(Val::Record(r)) if head.outputs().count() == 1 && m.returns.is_none() => Some(r),
-                _ => None,
-            })
+            .sole_record_output()
+            .filter(|_| m.returns.is_none())
+            .into_iter()
             .flat_map(|r| self.fills(r))
             .map(|(field, old)| {
                 format!(
@@ -818,11 +815,9 @@ impl Gen<'_> {
         };
         // The fields the newest layout may answer empty (`fill_from_older`), where the method
         // returns that record: each taken from a call in the older layout that fills it.
-        let newest = match &c.params[*i].role {
-            Role::Out(Val::Record(r)) if c.outputs().count() == 1 && returns.is_none() => Some(r),
-            _ => None,
-        };
-        let fills: Vec<TokenStream> = newest
+        let fills: Vec<TokenStream> = c
+            .sole_record_output()
+            .filter(|_| returns.is_none())
             .into_iter()
             .flat_map(|r| self.fills(r))
             .map(|(field, old)| {

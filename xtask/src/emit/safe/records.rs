@@ -246,24 +246,22 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
 
 /// A field's documentation in Rust terms: the value it holds, its C names as links.
 pub(super) fn field_docs(names: &Names, d: Option<&str>) -> TokenStream {
-    match described(d) {
-        Some(d) => doc::lines(&names.links.apply(&doc::to_markdown(&super::rustdoc::as_value(d)))),
+    match value_text(d) {
+        Some(v) => doc::lines(&names.links.apply(&doc::to_markdown(&v))),
         None => TokenStream::new(),
     }
 }
 
-/// A field's documentation where it says more than the field's C type.
-fn described(d: Option<&str>) -> Option<&str> {
-    d.filter(|d| !super::rustdoc::as_value(d).is_empty())
+/// A field's comment read as the value it holds, where it says more than the field's C type.
+fn value_text(d: Option<&str>) -> Option<String> {
+    d.map(super::rustdoc::as_value).filter(|v| !v.is_empty())
 }
 
 /// A yes-or-no field's documentation (see [`field_docs`]), its enabled and disabled
 /// constants as `true` and `false`.
 fn yes_no_docs(names: &Names, d: Option<&str>) -> TokenStream {
-    match described(d) {
-        Some(d) => doc::lines(&super::rustdoc::yes_no_as_bool(
-            &names.links.apply(&doc::to_markdown(&super::rustdoc::as_value(d))),
-        )),
+    match value_text(d) {
+        Some(v) => doc::lines(&super::rustdoc::yes_no_as_bool(&names.links.apply(&doc::to_markdown(&v)))),
         None => TokenStream::new(),
     }
 }
@@ -271,7 +269,7 @@ fn yes_no_docs(names: &Names, d: Option<&str>) -> TokenStream {
 /// A field's documentation (see [`field_docs`]) followed by a note of the binding's, as
 /// paragraphs of their own.
 pub(super) fn doc_with_note(names: &Names, d: Option<&str>, note: &str) -> TokenStream {
-    match described(d) {
+    match value_text(d) {
         Some(_) => {
             let d = field_docs(names, d);
             quote!(#d #[doc = ""] #[doc = #note])
