@@ -90,7 +90,10 @@ pub(crate) fn build(
     // a source equal to this one means the library beside it is complete.
     copy_if_changed(mock, &dir.join(MOCK_FILE), &unique)?;
     if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
-        let (tmp_source, tmp_lib) = (dir.join(format!("forwarder-{unique}.c")), dir.join(format!("lib-{unique}.so")));
+        // Compiled in a fresh directory of the caller's own, then copied in: the compiler
+        // never writes into DIR, which may be a shared place.
+        let build = crate::private::TempDir::new("nvml-mock-lib")?;
+        let (tmp_source, tmp_lib) = (build.path().join(SOURCE_FILE), build.path().join("libnvidia-ml.so.1"));
         std::fs::write(&tmp_source, &text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
         let out = Command::new(&cc)
@@ -99,26 +102,32 @@ pub(crate) fn build(
             .arg(&tmp_source)
             .arg("-ldl")
             .output();
-        let failure = match out {
-            Ok(out) if out.status.success() => None,
+        match out {
+            Ok(out) if out.status.success() => {}
             Ok(out) => {
-                Some(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)))
+                return Err(format!(
+                    "`{cc}` could not build {}:\n{}",
+                    lib.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                ))
             }
-            Err(e) => Some(format!("could not run the C compiler `{cc}` (install one, or set $CC): {e}")),
-        };
-        if let Some(failure) = failure {
-            let _ = std::fs::remove_file(&tmp_source);
-            let _ = std::fs::remove_file(&tmp_lib);
-            return Err(failure);
+            Err(e) => return Err(format!("could not run the C compiler `{cc}` (install one, or set $CC): {e}")),
         }
-        std::fs::rename(&tmp_lib, &lib).map_err(|e| format!("{}: {e}", lib.display()))?;
-        std::fs::rename(&tmp_source, &source).map_err(|e| format!("{}: {e}", source.display()))?;
+        copy_if_changed(&tmp_lib, &lib, &unique)?;
+        crate::private::replace(&source, text.as_bytes(), 0o644)?;
     }
+    // `libnvidia-ml.so` → `libnvidia-ml.so.1`; anything else found there (planted, or left
+    // by hand) is replaced by a link made under a name of its own and renamed into place.
     let link = dir.join("libnvidia-ml.so");
-    match std::os::unix::fs::symlink("libnvidia-ml.so.1", &link) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(format!("{}: {e}", link.display())),
-        _ => Ok(()),
+    if std::fs::read_link(&link).is_ok_and(|to| to == Path::new("libnvidia-ml.so.1")) {
+        return Ok(());
     }
+    let tmp_link = dir.join(format!("libnvidia-ml.so.{unique}.link"));
+    std::os::unix::fs::symlink("libnvidia-ml.so.1", &tmp_link).map_err(|e| format!("{}: {e}", tmp_link.display()))?;
+    std::fs::rename(&tmp_link, &link).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp_link);
+        format!("{}: {e}", link.display())
+    })
 }
 
 /// Copies `from` to `to` unless `to` already holds the same bytes, through a file named after
@@ -130,10 +139,11 @@ fn copy_if_changed(from: &Path, to: &Path, unique: &str) -> Result<(), String> {
         return Ok(());
     }
     let tmp: PathBuf = to.with_extension(format!("so.{unique}"));
-    std::fs::write(&tmp, &bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    let perms = std::fs::metadata(from).map_err(|e| format!("{}: {e}", from.display()))?.permissions();
-    std::fs::set_permissions(&tmp, perms).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, to).map_err(|e| format!("{}: {e}", to.display()))
+    crate::private::write_new(&tmp, &bytes, 0o755)?;
+    std::fs::rename(&tmp, to).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {e}", to.display())
+    })
 }
 
 /// The forwarder's C source: it exports `names`, each a jump through a table that a

@@ -382,15 +382,14 @@ pub fn map_words(file: &std::fs::File, words: usize) -> std::io::Result<&'static
     Ok(unsafe { std::slice::from_raw_parts(p as *const std::sync::atomic::AtomicU64, words) })
 }
 
-/// Locks `file` (`flock`): shared or exclusive, waiting for it or not. `Ok(false)`: another
-/// process holds a lock that excludes this one, and `wait` is off. The lock lasts until the
-/// file is closed.
-pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: bool) -> std::io::Result<bool> {
+/// Locks `file` (`flock`): shared or exclusive, waiting for it at most `wait` (not at all with
+/// `None`). `Ok(false)`: another process holds a lock that excludes this one for all that
+/// time. The lock lasts until the file is closed.
+pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: Option<std::time::Duration>) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd;
-    let mut op = if exclusive { libc::LOCK_EX } else { libc::LOCK_SH };
-    if !wait {
-        op |= libc::LOCK_NB;
-    }
+    let op = if exclusive { libc::LOCK_EX } else { libc::LOCK_SH } | libc::LOCK_NB;
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(100);
     loop {
         // SAFETY: `flock` on an open file descriptor touches no memory of ours.
         if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
@@ -399,7 +398,13 @@ pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: bool) -> std::io::
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
             Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) if !wait => return Ok(false),
+            Some(libc::EWOULDBLOCK) => match wait {
+                Some(limit) if start.elapsed() < limit => {
+                    std::thread::sleep(pause.min(limit.saturating_sub(start.elapsed())));
+                    pause = (pause * 2).min(std::time::Duration::from_millis(5));
+                }
+                _ => return Ok(false),
+            },
             _ => return Err(e),
         }
     }

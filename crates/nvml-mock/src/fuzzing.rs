@@ -122,7 +122,9 @@ impl Ctl {
         if cmd == session::Command::Show {
             return Ok(self.state.show(&files, true, Some(words()?)));
         }
-        self.state.apply(&cmd, words()?)
+        let done = self.state.apply(&cmd)?;
+        self.state.arm(&cmd, words()?);
+        Ok(done)
     }
 
     /// The state as a mock reads it from the file `ctl` writes.

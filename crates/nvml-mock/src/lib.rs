@@ -94,6 +94,7 @@ mod driver;
 pub mod driver_lib;
 mod engine;
 mod ffi;
+pub mod private;
 mod profile;
 mod reading;
 mod schema;

@@ -18,6 +18,14 @@
 //! A command is checked against the session's profile before anything is written: a change
 //! the profile cannot take is an error that names the key, GPU, function or code, and leaves
 //! the state as it was.
+//!
+//! The runtime directory is the caller's alone ([`crate::private`]): made 0700, or refused if
+//! it is a link, another user's, or open to group or others; its files are never opened
+//! through a link, and must be regular files of the caller's own. No lock is waited for longer
+//! than [`LOCK_TIMEOUT`]: then `nvmlInit` answers `NVML_ERROR_UNKNOWN` and `ctl` fails, each
+//! naming the file. A process killed while it holds a lock loses it (the kernel drops `flock`
+//! locks with the process), and one killed while it writes the state leaves the old state
+//! (the new one is renamed into place whole).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -41,6 +49,9 @@ const WORDS: usize = 512;
 /// How many of the events a session injected its state keeps (a mock that falls further
 /// behind misses the oldest).
 const KEPT_EVENTS: usize = 1000;
+/// The longest a process waits for a lock of a session's files before it gives up with an
+/// error naming the file.
+pub const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Keys that shape the MIG tree, which a mock builds at `nvmlInit` (its handles stay valid
 /// across changes, so the tree does not change).
@@ -74,38 +85,50 @@ impl Files {
         self.dir.join(format!("{}.{ext}", self.name))
     }
 
-    /// Opens (creating it and its directory if need be) the session's file `NAME.ext`.
+    /// Opens (creating it and its directory if need be) the session's file `NAME.ext`, in a
+    /// runtime directory of the caller's own, never through a link.
     fn open(&self, ext: &str) -> Result<File, String> {
-        use std::os::unix::fs::DirBuilderExt;
-        let dir = || format!("{}", self.dir.display());
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)
-            .map_err(|e| format!("{}: {e}", dir()))?;
-        let path = self.path(ext);
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))
+        crate::private::own_dir(&self.dir)?;
+        crate::private::open_rw(&self.path(ext))
     }
 
     /// Whether a running process uses the session (holds `NAME.users`).
     pub fn in_use(&self) -> Result<bool, String> {
+        crate::private::own_dir(&self.dir)?;
         let path = self.path("users");
-        let Ok(users) = File::open(&path) else { return Ok(false) };
-        let free = crate::ffi::lock_file(&users, true, false).map_err(|e| format!("{}: {e}", path.display()))?;
+        let Some(users) = crate::private::open_read(&path)? else { return Ok(false) };
+        let free = crate::ffi::lock_file(&users, true, None).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(!free)
+    }
+
+    /// Takes `file`'s lock (`NAME.ext`), waiting at most [`LOCK_TIMEOUT`].
+    fn lock(&self, file: &File, ext: &str, exclusive: bool) -> Result<(), String> {
+        let path = self.path(ext);
+        match crate::ffi::lock_file(file, exclusive, Some(LOCK_TIMEOUT)) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!(
+                "{}: another process has held its lock for {} s; giving up (a process stuck in nvml-mock?)",
+                path.display(),
+                LOCK_TIMEOUT.as_secs()
+            )),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
     }
 
     /// Waits for and takes the lock of the commands (released when the file is dropped).
     fn writer(&self) -> Result<File, String> {
         let lock = self.open("lock")?;
-        crate::ffi::lock_file(&lock, true, true).map_err(|e| format!("{}: {e}", self.path("lock").display()))?;
+        self.lock(&lock, "lock", true)?;
         Ok(lock)
+    }
+}
+
+/// Whether two open files are one file (the same device and inode).
+fn same_file(a: &File, b: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (a.metadata(), b.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -218,12 +241,12 @@ fn int(v: &Value, path: &str) -> Result<u64, String> {
 impl State {
     /// Reads the state of a session (a session without one has none of its own yet).
     pub fn read(files: &Files) -> Result<State, String> {
+        use std::io::Read;
         let path = files.path("yaml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+        let mut text = String::new();
+        if let Some(mut file) = crate::private::open_read(&path)? {
+            file.read_to_string(&mut text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         State::parse(&files.name, &text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -330,13 +353,7 @@ impl State {
 
     /// Writes the state whole, renamed into place (a reader sees the old state or the new).
     fn write(&self, files: &Files) -> Result<(), String> {
-        let path = files.path("yaml");
-        let tmp = files.path(&format!("yaml.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, self.to_yaml()).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        })
+        crate::private::replace(&files.path("yaml"), self.to_yaml().as_bytes(), 0o600)
     }
 
     /// The session's profile, loaded with `changes` over it.
@@ -386,8 +403,8 @@ impl State {
     }
 
     /// Applies `cmd`, checked against the session's profile; on error the state is as it was.
-    /// Returns what changed, in words.
-    pub(crate) fn apply(&mut self, cmd: &Command, shared: &Shared) -> Result<String, String> {
+    /// Returns what changed, in words. Nothing outside the state changes until [`State::arm`].
+    pub(crate) fn apply(&mut self, cmd: &Command) -> Result<String, String> {
         let gpus = || -> Result<usize, String> {
             let p = self.profile_with(&Changes::default())?;
             Ok(p.devices.len())
@@ -437,9 +454,7 @@ impl State {
                     Some(_) => {
                         let used: BTreeSet<usize> = self.changes.errors.values().map(|r| r.counter).collect();
                         let free = (1..WORDS).find(|c| !used.contains(c));
-                        let c = free.ok_or_else(|| format!("error {gpu} {function}: the session holds {} errors with --times already; `reset` frees them", WORDS - 1))?;
-                        shared.counter(c).ok_or("no counter")?.store(0, Ordering::Release);
-                        c
+                        free.ok_or_else(|| format!("error {gpu} {function}: the session holds {} errors with --times already; `reset` frees them", WORDS - 1))?
                     }
                 };
                 self.changes.errors.insert((*gpu, function.clone()), ErrorRule { code: value, times: *times, counter });
@@ -469,6 +484,17 @@ impl State {
             Command::Reset { gpu: None } => {
                 self.changes = Changes::default();
                 Ok("every GPU as its profile says again".to_string())
+            }
+        }
+    }
+
+    /// Arms what `cmd`, applied, needs beside the state: the counter of an `error --times`
+    /// starts from 0.
+    pub(crate) fn arm(&self, cmd: &Command, shared: &Shared) {
+        if let Command::Error { gpu, function, times: Some(_), .. } = cmd {
+            let rule = self.changes.errors.get(&(*gpu, function.clone()));
+            if let Some(counter) = rule.and_then(|r| shared.counter(r.counter)) {
+                counter.store(0, Ordering::Release);
             }
         }
     }
@@ -632,14 +658,29 @@ pub fn ctl(args: &[String]) -> Result<String, String> {
             files.dir.display()
         ));
     }
-    let _lock = files.writer()?;
-    let mut state = State::read(&files)?;
+    // The command is checked (the costly part: the profile is loaded with the changes) on the
+    // state as read without a lock, and written under the lock only if no other command wrote
+    // one meanwhile; else checked again on that one. So the lock is held for a read and a
+    // write, however many commands run at once, and each retry follows another's success.
     let shared = Shared::open(&files)?;
-    let done = state.apply(&cmd, &shared)?;
-    state.write(&files)?;
-    shared.bump();
-    Ok(done)
+    for _ in 0..RETRIES {
+        let base = State::read(&files)?;
+        let mut state = base.clone();
+        let done = state.apply(&cmd)?;
+        let _lock = files.writer()?;
+        if State::read(&files)? != base {
+            continue;
+        }
+        state.arm(&cmd, &shared);
+        state.write(&files)?;
+        shared.bump();
+        return Ok(done);
+    }
+    Err(format!("session `{name}`: {RETRIES} other commands took effect while this one was checked; try again"))
 }
+
+/// How many times `ctl` checks a command again after another command changed the state.
+const RETRIES: usize = 1000;
 
 /// A mock's membership of a session: the shared lock on `NAME.users` lasts as long as this.
 #[derive(Debug)]
@@ -656,11 +697,20 @@ pub fn join(name: &str, profile: &str) -> Result<(Member, Option<String>), Strin
     let files = Files::of(name).map_err(|e| format!("{ENV}: {e}"))?;
     let users = files.open("users")?;
     let shared = Shared::open(&files)?;
-    let users_path = || files.path("users").display().to_string();
     let spec = profile_spec(profile);
     let mut warning = None;
-    if crate::ffi::lock_file(&users, true, false).map_err(|e| format!("{}: {e}", users_path()))? {
-        let _lock = files.writer()?;
+    let first =
+        crate::ffi::lock_file(&users, true, None).map_err(|e| format!("{}: {e}", files.path("users").display()))?;
+    if first {
+        let lock = files.open("lock")?;
+        if same_file(&users, &lock) {
+            return Err(format!(
+                "{} and {} are one file; refusing to use them",
+                files.path("users").display(),
+                files.path("lock").display()
+            ));
+        }
+        files.lock(&lock, "lock", true)?;
         State { name: name.to_string(), profile: spec, ..State::default() }.write(&files)?;
         shared.bump();
     } else {
@@ -673,7 +723,7 @@ pub fn join(name: &str, profile: &str) -> Result<(Member, Option<String>), Strin
         }
     }
     // Takes the shared lock (from the exclusive one, for the first process).
-    crate::ffi::lock_file(&users, false, true).map_err(|e| format!("{}: {e}", users_path()))?;
+    files.lock(&users, "users", false)?;
     Ok((Member { files, shared, _users: users }, warning))
 }
 

@@ -122,7 +122,8 @@ fn capture(args: &[String]) -> Result<String, String> {
     }
     match f.get("--out") {
         Some(path) => {
-            std::fs::write(path, &captured.yaml).map_err(|e| format!("{path}: {e}"))?;
+            // Renamed into place: a link planted at the path is replaced, not written through.
+            nvml_mock::private::replace(std::path::Path::new(path), captured.yaml.as_bytes(), 0o644)?;
             Ok(format!("wrote {path} (use: NVML_MOCK_PROFILE={path})"))
         }
         None => {

@@ -125,9 +125,10 @@ const ROUNDS: usize = 4;
 /// Step 3: the mock loaded with `profile` answers as the machine did, or `profile` gets the
 /// machine's answers of each function where it does not.
 fn verify(machine: &Recording, profile: &mut draft::Profile, mock: &Path) -> Result<Vec<String>, String> {
-    // A copy of its own, so that its state is not that of a mock the capture recorded.
-    let dir = std::env::temp_dir().join(format!("nvml-mock-capture-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // A copy of its own, so that its state is not that of a mock the capture recorded, in a
+    // fresh directory of the caller's own (never one another user could have planted).
+    let tmp = crate::private::TempDir::new("nvml-mock-capture")?;
+    let dir = tmp.path();
     let copy = dir.join(crate::driver_lib::MOCK_FILE);
     std::fs::copy(mock, &copy).map_err(|e| format!("cannot copy the mock {}: {e}", mock.display()))?;
     let file = dir.join("profile.yaml");
@@ -161,7 +162,7 @@ fn verify(machine: &Recording, profile: &mut draft::Profile, mock: &Path) -> Res
         report.push(format!("gave up after {ROUNDS} rounds"));
         Ok(report)
     })();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(tmp);
     result
 }
 
