@@ -101,6 +101,16 @@ impl Files {
         Ok(!free)
     }
 
+    /// Checks the session's files that exist: each must be a regular file of the caller's own
+    /// in a directory of the caller's own.
+    fn check(&self) -> Result<(), String> {
+        crate::private::own_dir(&self.dir)?;
+        for ext in ["users", "shm", "lock", "yaml"] {
+            crate::private::open_read(&self.path(ext))?;
+        }
+        Ok(())
+    }
+
     /// Takes `file`'s lock (`NAME.ext`), waiting at most [`LOCK_TIMEOUT`].
     fn lock(&self, file: &File, ext: &str, exclusive: bool) -> Result<(), String> {
         let path = self.path(ext);
@@ -353,7 +363,10 @@ impl State {
 
     /// Writes the state whole, renamed into place (a reader sees the old state or the new).
     fn write(&self, files: &Files) -> Result<(), String> {
-        crate::private::replace(&files.path("yaml"), self.to_yaml().as_bytes(), 0o600)
+        let path = files.path("yaml");
+        // What is there must be the session's own state (or nothing), as for a read.
+        crate::private::open_read(&path)?;
+        crate::private::replace(&path, self.to_yaml().as_bytes(), 0o600)
     }
 
     /// The session's profile, loaded with `changes` over it.
@@ -648,6 +661,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<(Files, Command), String> {
 pub fn ctl(args: &[String]) -> Result<String, String> {
     let (files, cmd) = parse_args(args)?;
     let name = &files.name;
+    files.check()?;
     let in_use = files.in_use()?;
     if cmd == Command::Show {
         return Ok(State::read(&files)?.show(&files, in_use, Shared::open(&files).ok().as_ref()));

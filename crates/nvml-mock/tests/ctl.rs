@@ -315,3 +315,77 @@ fn a_running_pynvml_client_sees_each_change() {
     drop(client.input);
     assert!(client.child.wait().unwrap().success());
 }
+
+/// A process that holds the commands' lock and never lets go makes `ctl` fail within the
+/// bound, naming the file; SIGKILLed, it loses the lock and the next `ctl` works. `ctl`
+/// commands SIGKILLed at any moment (under the lock, writing) lose nothing: every command that
+/// said it succeeded is in the state, the state reads, and the next command works. A client
+/// SIGKILLed leaves the session to the next one.
+#[test]
+fn processes_killed_holding_a_lock_or_writing_lose_nothing() {
+    let session = "killed";
+    let _ = std::fs::remove_dir_all(runtime_dir(session));
+    let holder = Holder::start(session);
+    let lock = runtime_dir(session).join(format!("{session}.lock"));
+    // One process that takes the lock and sleeps (Python is a prerequisite of the workspace).
+    let take = "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(600)";
+    let mut stuck =
+        Command::new("python3").args(["-c", take]).arg(&lock).stdout(Stdio::piped()).spawn().expect("python3 runs");
+    let held = BufReader::new(stuck.stdout.take().unwrap()).lines().next();
+    assert!(matches!(held, Some(Ok(l)) if l == "held"), "the process did not take the lock");
+    let start = std::time::Instant::now();
+    let e = ctl_err(session, &["set", "0", "temperature.gpu", "70"]);
+    let took = start.elapsed();
+    assert!(e.contains(&format!("{}: another process has held its lock for 5 s", lock.display())), "{e}");
+    assert!(took < std::time::Duration::from_secs(30), "ctl waited {took:?}");
+    stuck.kill().unwrap(); // SIGKILL
+    stuck.wait().unwrap();
+    ctl_ok(session, &["set", "0", "temperature.gpu", "71"]);
+
+    // Commands killed at staggered moments of their run, each setting a key of its own.
+    const KEYS: [&str; 3] = ["power.usage_mw", "clocks.sm", "clocks.memory"];
+    let mut children = Vec::new();
+    for i in 0..24u32 {
+        let (gpu, key, value) = (i % 8, KEYS[(i / 8) as usize], 1000 + i);
+        let child = Command::new(env!("CARGO_BIN_EXE_nvml-mock"))
+            .args(["ctl", "--session", session, "set", &gpu.to_string(), key, &value.to_string()])
+            .env("NVML_MOCK_RUNTIME_DIR", runtime_dir(session))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        children.push((format!("GPU {gpu}: set {key} {value}"), format!("GPU {gpu}: set {key} "), child));
+    }
+    let mut outcomes = Vec::new();
+    for (n, (line, prefix, mut child)) in children.into_iter().enumerate() {
+        if n % 2 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(3 * n as u64));
+            let _ = child.kill(); // SIGKILL
+        }
+        outcomes.push((line, prefix, child.wait().unwrap().success()));
+    }
+    ctl_ok(session, &["set", "1", "temperature.gpu", "72"]);
+    let show = ctl_ok(session, &["show"]);
+    assert!(show.contains("GPU 0: set temperature.gpu 71") && show.contains("GPU 1: set temperature.gpu 72"), "{show}");
+    assert!(outcomes.iter().any(|(_, _, ok)| *ok), "no command was left to succeed");
+    for (line, prefix, ok) in &outcomes {
+        if *ok {
+            assert!(show.lines().any(|l| l == line), "lost `{line}`, which said it succeeded:\n{show}");
+        } else {
+            // A command killed took effect whole or not at all.
+            let shown: Vec<&str> = show.lines().filter(|l| l.starts_with(prefix.as_str())).collect();
+            assert!(shown.is_empty() || shown == [line.as_str()], "`{line}`: {shown:?}");
+        }
+    }
+
+    // The client killed: the session is free, and the next client starts it afresh.
+    let mut holder = holder;
+    holder.child.kill().unwrap();
+    holder.child.wait().unwrap();
+    drop(holder);
+    assert!(ctl_ok(session, &["show"]).contains(": not in use"));
+    let _again = Holder::start(session);
+    ctl_ok(session, &["set", "2", "temperature.gpu", "73"]);
+    let show = ctl_ok(session, &["show"]);
+    assert!(show.contains("GPU 2: set temperature.gpu 73") && !show.contains("temperature.gpu 71"), "{show}");
+}
