@@ -1,8 +1,11 @@
 //! How fast the mock answers: a simple getter's cost per call, the same getter through a stub
 //! library whose functions return at once (the cost of any call into a shared library), the
-//! 8-GPU `h100` profile's `nvmlInit` + `nvmlShutdown`, and a client session of a thousand
-//! calls (init, enumerate, read, shutdown). Run with
-//! `cargo run --release -p nvmlkit-mock --example mock_bench`.
+//! 8-GPU `h100` profile's `nvmlInit` + `nvmlShutdown`, a client session of a thousand
+//! calls (init, enumerate, read, shutdown), the first `nvmlInit` of a process for every
+//! built-in profile (each in a process of its own), and an `nvml-mock ctl set` on the `h100`
+//! while client processes poll every GPU. Run with
+//! `cargo build --release -p nvmlkit-mock && cargo run --release -p nvmlkit-mock --example mock_bench`
+//! (the first builds the `nvml-mock` program the `ctl` figure runs).
 //!
 //! Each figure is the median of many rounds (and the fastest round beside it), so that a
 //! machine busy with other work shows in the spread rather than in the figure.
@@ -64,13 +67,144 @@ fn stub_library(dir: &Path) -> Result<PathBuf, String> {
     Ok(lib)
 }
 
+/// `mock_bench --first-init`: this process's first `nvmlInit` (of `NVML_MOCK_PROFILE`), in ms.
+fn first_init(lib: &NvmlLib) -> Result<(), Box<dyn std::error::Error>> {
+    let init = lib.nvmlInit_v2()?;
+    let t = Instant::now();
+    // SAFETY: the function takes no arguments.
+    let rc = unsafe { init() };
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    if rc != NVML_SUCCESS {
+        return Err(format!("nvmlInit_v2 answered {rc}").into());
+    }
+    println!("{ms}");
+    Ok(())
+}
+
+/// `mock_bench --poll`: two threads call a getter on every GPU until the input ends.
+fn poll(lib: &'static NvmlLib) -> Result<(), Box<dyn std::error::Error>> {
+    let (init, by_index, power) =
+        (lib.nvmlInit_v2()?, lib.nvmlDeviceGetHandleByIndex_v2()?, lib.nvmlDeviceGetPowerUsage()?);
+    // SAFETY: the functions are called with their prototypes and pointers valid for the call.
+    unsafe {
+        assert_eq!(init(), NVML_SUCCESS);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut mw = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        for i in 0..8 {
+                            let mut d = std::ptr::null_mut();
+                            by_index(i, &mut d);
+                            power(d, &mut mw);
+                        }
+                    }
+                })
+            })
+            .collect();
+        println!("polling");
+        let _ = std::io::stdin().lines().count();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+    Ok(())
+}
+
+/// The first `nvmlInit` of a process for each built-in profile: the median and the fastest of
+/// `runs` processes each.
+fn first_inits(exe: &Path, runs: usize) -> Result<(), Box<dyn std::error::Error>> {
+    println!("first nvmlInit of a process, median of {runs} processes (fastest):");
+    for profile in nvml_mock::testing::builtin_profiles() {
+        let mut times = Vec::new();
+        for _ in 0..runs {
+            let out = std::process::Command::new(exe).arg("--first-init").env("NVML_MOCK_PROFILE", profile).output()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            times.push(
+                text.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("{profile}: {text}{}", String::from_utf8_lossy(&out.stderr)))?,
+            );
+        }
+        let best = times.iter().copied().fold(f64::INFINITY, f64::min);
+        println!("  {profile}: {:.2} ms ({best:.2} ms)", median(times));
+    }
+    Ok(())
+}
+
+/// `nvml-mock ctl set` on the `h100` while two client processes of the session poll every GPU
+/// with two threads each: the median and the slowest of `runs` commands.
+fn ctl_latency(exe: &Path, program: &Path, runs: usize) -> Result<(), Box<dyn std::error::Error>> {
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("mock-bench-{}", std::process::id()));
+    let session = "bench";
+    let with_session = |cmd: &mut Command| {
+        cmd.env("NVML_MOCK_PROFILE", "h100").env("NVML_MOCK_SESSION", session).env("NVML_MOCK_RUNTIME_DIR", &dir);
+    };
+    let mut clients = Vec::new();
+    for _ in 0..2 {
+        let mut cmd = Command::new(exe);
+        cmd.arg("--poll").stdin(Stdio::piped()).stdout(Stdio::piped());
+        with_session(&mut cmd);
+        let mut child = cmd.spawn()?;
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().ok_or("no output")?), &mut line)?;
+        if line.trim() != "polling" {
+            return Err(format!("a client did not start: {line}").into());
+        }
+        clients.push(child);
+    }
+    let mut times = Vec::new();
+    for i in 0..runs {
+        let mut cmd = Command::new(program);
+        cmd.args(["ctl", "set", &(i % 8).to_string(), "power.usage_mw", &(200_000 + i).to_string()]);
+        with_session(&mut cmd);
+        let t = Instant::now();
+        let out = cmd.output()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if !out.status.success() {
+            return Err(format!("ctl failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+    }
+    for mut c in clients {
+        drop(c.stdin.take());
+        let _ = c.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let slowest = times.iter().copied().fold(0.0, f64::max);
+    println!(
+        "nvml-mock ctl set on the 8-GPU h100, two client processes polling: {:.1} ms (slowest of {runs}: {slowest:.1} ms)",
+        median(times)
+    );
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The profile measured: set before the library reads it, at its first nvmlInit.
-    std::env::set_var("NVML_MOCK_PROFILE", "h100");
     // target/<profile>/examples/mock_bench → target/<profile>/deps/libnvml_mock.so, which cargo
     // rebuilds as a dependency of the example.
     let exe = std::env::current_exe()?;
     let target = exe.parent().and_then(Path::parent).ok_or("no target dir")?;
+    let mode = std::env::args().nth(1);
+    if mode.is_some() {
+        let lib: &'static NvmlLib = Box::leak(Box::new(NvmlLib::open_path(target.join("deps/libnvml_mock.so"))?));
+        return match mode.as_deref() {
+            Some("--first-init") => first_init(lib),
+            Some("--poll") => poll(lib),
+            _ => Err("usage: mock_bench [--first-init | --poll]".into()),
+        };
+    }
+    first_inits(&exe, 7)?;
+    let program = target.join("nvml-mock");
+    if program.is_file() {
+        ctl_latency(&exe, &program, 21)?;
+    } else {
+        println!("{} is not built (cargo build --release -p nvmlkit-mock): no ctl figure", program.display());
+    }
+    // The profile measured: set before the library reads it, at its first nvmlInit.
+    std::env::set_var("NVML_MOCK_PROFILE", "h100");
     let lib = NvmlLib::open_path(target.join("deps/libnvml_mock.so"))?;
     let (init, shutdown) = (lib.nvmlInit_v2()?, lib.nvmlShutdown()?);
     let (by_index, power, clock, name) = (

@@ -96,7 +96,7 @@ pub const RENAMED: &[(&str, &str)] = &[
 /// Every key a device may have, after flattening. Dotted paths (and the few plain keys) are
 /// values several functions read; a function's name is the value of that function alone,
 /// which the engine answers by hand.
-pub const DEVICE_KEYS: &[(&str, Kind)] = &[
+pub static DEVICE_KEYS: &[(&str, Kind)] = &[
     ("name", Kind::Str),
     ("uuid", Kind::Str),
     ("serial", Kind::Str),
@@ -197,7 +197,7 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
 ];
 
 /// Keys of the `system` section.
-pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
+pub static SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("driver_version", Kind::Str),
     ("driver_branch", Kind::Str),
     ("privileged", Kind::Bool),
@@ -233,7 +233,7 @@ pub const TOP_KEYS: &[&str] = &[
 pub struct Flat(HashMap<String, Value, BuildHasherDefault<KeyHasher>>, pub Entries);
 
 /// Function values by function name.
-pub type Entries = BTreeMap<String, Entry>;
+pub type Entries = BTreeMap<String, std::sync::Arc<Entry>>;
 
 /// A hasher for a profile's keys (short, trusted strings): a word at a time, multiplied
 /// (the Fx hash), deterministic.
@@ -282,16 +282,16 @@ impl Flat {
     pub fn entries<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a Entry)> + 'a {
         self.1.iter().filter_map(move |(k, e)| {
             let rest = k.strip_prefix(prefix)?;
-            (!rest.contains('.')).then_some((rest, e))
+            (!rest.contains('.')).then_some((rest, &**e))
         })
     }
 
     /// The function value of `function` for the object at `prefix`.
     pub fn entry(&self, prefix: &str, function: &str) -> Option<&Entry> {
         if prefix.is_empty() {
-            return self.1.get(function);
+            return self.1.get(function).map(|e| &**e);
         }
-        self.1.get(&format!("{prefix}{function}"))
+        self.1.get(&format!("{prefix}{function}")).map(|e| &**e)
     }
 
     pub fn value(&self, key: &str) -> Option<&Value> {
@@ -431,7 +431,8 @@ fn names_in(list: &[Value], path: &str) -> Result<Vec<String>, (String, String)>
 pub struct Profile {
     pub name: String,
     pub system: Flat,
-    pub devices: Vec<Flat>,
+    /// Each GPU's values, shared with what the engine resolves of them.
+    pub devices: Vec<std::sync::Arc<Flat>>,
     pub faults: Vec<FaultSpec>,
     /// Functions the emulated driver lacks: they answer `NVML_ERROR_FUNCTION_NOT_FOUND`.
     pub missing_functions: Vec<String>,
@@ -578,17 +579,17 @@ fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
                 with_bases(&t, &path.display().to_string(), depth + 1)?
             }
         };
-        merge(&mut merged, &base);
+        merge_owned(&mut merged, base);
     }
-    let mut own = root.clone();
+    let mut own = root;
     if let Some(m) = own.as_mapping_mut() {
         m.remove("base");
         // The profile's own device list replaces a base's.
-        if let (Some(devices), Some(base)) = (m.get("devices"), merged.as_mapping_mut()) {
-            base.insert("devices".into(), devices.clone());
+        if let (true, Some(base)) = (m.contains_key("devices"), merged.as_mapping_mut()) {
+            base.remove("devices");
         }
     }
-    merge(&mut merged, &own);
+    merge_owned(&mut merged, own);
     Ok(merged)
 }
 
@@ -633,7 +634,8 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
         p.fields = nvml_sys::FieldNumbering::for_driver(v).unwrap_or_default();
     }
 
-    let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
+    let no_defaults = Value::Mapping(Mapping::new());
+    let defaults = top.get("device_defaults").unwrap_or(&no_defaults);
     let devices = top
         .get("devices")
         .and_then(Value::as_sequence)
@@ -647,18 +649,23 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
             format!("GPU {i} does not exist (the profile has GPUs 0 to {})", devices.len() - 1),
         ));
     }
+    // The defaults are flattened, parsed and checked once for every device (a recorded GPU's
+    // are thousands of values); a device then only adds what it names itself.
+    let shared = Defaults::of(defaults);
+    let mut devices_made = Vec::with_capacity(devices.len());
     for (i, d) in devices.iter().enumerate() {
-        let mut merged = defaults.clone();
-        merge(&mut merged, d);
-        let mut flat = BTreeMap::new();
-        flatten("", &merged, &mut flat).map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
-        for v in flat.values_mut() {
-            template(v, i);
-        }
-        put_over(&mut flat, overlay.get(&i).map(Vec::as_slice).unwrap_or_default());
-        let mut flat = Flat(flat.into_iter().collect(), Entries::new());
-        take_entries(&mut flat, ObjectKind::Device, "").map_err(|m| fail(&format!("devices[{i}]"), m))?;
-        check_keys(&flat, DEVICE_KEYS, "").map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
+        let puts = overlay.get(&i).map(Vec::as_slice).unwrap_or_default();
+        let made = match (&shared, defaults.as_mapping()) {
+            (Some(shared), Some(defaults)) => shared.device(defaults, d, i, puts),
+            _ => None,
+        };
+        let mut flat = match made.unwrap_or_else(|| whole_device(defaults, d, i, puts)) {
+            Ok(flat) => flat,
+            Err(Failed::Flatten(path, m) | Failed::Check(path, m)) => {
+                return Err(fail(&format!("devices[{i}].{path}"), m))
+            }
+            Err(Failed::Entry(m)) => return Err(fail(&format!("devices[{i}]"), m)),
+        };
         if let Some(instances) = flat.list("vgpu.instances").map(<[Value]>::to_vec) {
             for (j, inst) in instances.iter().enumerate() {
                 let path = format!("devices[{i}].vgpu.instances[{j}]");
@@ -667,17 +674,18 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
                 flat.1.extend(entries.into_iter().map(|(f, e)| (format!("vgpu.instance.{id}.{f}"), e)));
             }
         }
-        p.devices.push(flat);
+        devices_made.push(flat);
     }
     for (i, t) in items(top, "vgpu_types").iter().enumerate() {
         let (id, entries) = object_entries(t, ObjectKind::VgpuType, &format!("vgpu_types[{i}]"))
             .map_err(|m| format!("profile {origin}: {m}"))?;
         p.vgpu_types.insert(id, entries);
     }
-    for (i, d) in p.devices.iter_mut().enumerate() {
+    for (i, d) in devices_made.iter_mut().enumerate() {
         vgpu_host_totals(d, &p.vgpu_types).map_err(|m| fail(&format!("devices[{i}].vgpu.instances"), m))?;
         processes_fit(d).map_err(|m| fail(&format!("devices[{i}].memory.used"), m))?;
     }
+    p.devices = devices_made.into_iter().map(std::sync::Arc::new).collect();
 
     for (i, f) in items(top, "faults").iter().enumerate() {
         let path = format!("faults[{i}]");
@@ -780,6 +788,113 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
     Ok(p)
 }
 
+/// Why a device could not be made from the shared defaults: a key that does not flatten, a
+/// function value that does not parse, or a key that is unknown or of the wrong kind.
+enum Failed {
+    Flatten(String, String),
+    Entry(String),
+    Check(String, String),
+}
+
+/// Device `index`, `d` merged over `defaults` whole, flattened, with `puts` over it.
+fn whole_device(defaults: &Value, d: &Value, index: usize, puts: &[Put]) -> Result<Flat, Failed> {
+    let mut merged = defaults.clone();
+    merge(&mut merged, d);
+    let mut flat = BTreeMap::new();
+    flatten("", &merged, &mut flat).map_err(|(p, m)| Failed::Flatten(p, m))?;
+    for v in flat.values_mut() {
+        template(v, index);
+    }
+    put_over(&mut flat, puts);
+    let mut flat = Flat(flat.into_iter().collect(), Entries::new());
+    take_entries(&mut flat, ObjectKind::Device, "").map_err(Failed::Entry)?;
+    check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
+    Ok(flat)
+}
+
+/// What the devices of a profile share: `device_defaults` flattened, its function values
+/// parsed and its keys checked, once. Making a device from it gives what merging the device
+/// over the defaults and flattening the result gives: the defaults' keys under the top-level
+/// keys the device names are replaced by the flattened merge of those keys alone.
+struct Defaults {
+    values: HashMap<String, Value, BuildHasherDefault<KeyHasher>>,
+    entries: Entries,
+    /// The values that hold `{index}`, made for each device.
+    templated: BTreeMap<String, Value>,
+}
+
+impl Defaults {
+    /// `None` where the devices are to be made from the defaults whole (an error entry at the
+    /// top, or defaults that fail: each device then reports the failure at its own path).
+    fn of(defaults: &Value) -> Option<Defaults> {
+        let m = defaults.as_mapping()?;
+        if m.contains_key("error") {
+            return None;
+        }
+        let mut flat = BTreeMap::new();
+        flatten("", defaults, &mut flat).ok()?;
+        let templated: BTreeMap<String, Value> = (flat.iter())
+            .filter(|(_, v)| v.as_str().is_some_and(|s| s.contains("{index}")))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        flat.retain(|k, _| !templated.contains_key(k));
+        let mut flat = Flat(flat.into_iter().collect(), Entries::new());
+        take_entries(&mut flat, ObjectKind::Device, "").ok()?;
+        check_keys(&flat, DEVICE_KEYS, "").ok()?;
+        Some(Defaults { values: flat.0, entries: flat.1, templated })
+    }
+
+    /// Device `index`, `d` over `defaults` (the mapping these were made of), with `puts` over
+    /// it; `None` where `d` is to be merged whole (not a mapping, or an error entry).
+    fn device(&self, defaults: &Mapping, d: &Value, index: usize, puts: &[Put]) -> Option<Result<Flat, Failed>> {
+        let own_map = d.as_mapping().filter(|m| !m.contains_key("error"))?;
+        let mut merged = Mapping::new();
+        for (k, v) in own_map {
+            let value = match defaults.get(k) {
+                Some(base) => {
+                    let mut base = base.clone();
+                    merge(&mut base, v);
+                    base
+                }
+                None => v.clone(),
+            };
+            merged.insert(k.clone(), value);
+        }
+        let touched: Vec<&str> = own_map.keys().filter_map(Value::as_str).collect();
+        let under = |k: &str| touched.contains(&k.split('.').next().unwrap_or(k));
+        Some((|| {
+            let mut own = BTreeMap::new();
+            flatten("", &Value::Mapping(merged), &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+            for (k, v) in &self.templated {
+                if !under(k) {
+                    own.insert(k.clone(), v.clone());
+                }
+            }
+            for v in own.values_mut() {
+                template(v, index);
+            }
+            let fields = "recorded_fields";
+            if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !under(fields) {
+                if let Some(v) = self.values.get(fields) {
+                    own.insert(fields.to_string(), v.clone());
+                }
+            }
+            put_over(&mut own, puts);
+            let replaced = |k: &String| own.contains_key(k) || under(k);
+            let mut values = self.values.clone();
+            values.retain(|k, _| !replaced(k));
+            let mut entries = self.entries.clone();
+            entries.retain(|k, _| !replaced(k));
+            let mut flat = Flat(own.into_iter().collect(), Entries::new());
+            take_entries(&mut flat, ObjectKind::Device, "").map_err(Failed::Entry)?;
+            check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
+            values.extend(flat.0);
+            entries.extend(flat.1);
+            Ok(Flat(values, entries))
+        })())
+    }
+}
+
 /// A vGPU host's GPU is what its instances make it: its utilisation is the sum of theirs
 /// (`utilization: {sm, memory, encoder, decoder}` of each instance, percent of the GPU) and
 /// its used memory the framebuffers of their types. These replace the device's own values,
@@ -807,7 +922,7 @@ fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), 
             .get("nvmlVgpuInstanceGetType")
             .and_then(Value::as_u64)
             .ok_or_else(|| format!("[{j}]: needs `nvmlVgpuInstanceGetType`: a vGPU type id"))?;
-        let fb = types.get(&(ty as u32)).and_then(|t| t.get("nvmlVgpuTypeGetFramebufferSize"));
+        let fb = types.get(&(ty as u32)).and_then(|t| t.get("nvmlVgpuTypeGetFramebufferSize")).map(|e| &**e);
         used += match fb {
             Some(Entry::Values(v)) => v.first().map(answer::Val::uint).unwrap_or(0),
             _ => {
@@ -882,23 +997,28 @@ pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
 /// `over` replaces what it names in `base`, mapping by mapping. An error entry
 /// (`{error: ...}`) replaces a value whole, and is replaced whole.
 fn merge(base: &mut Value, over: &Value) {
+    merge_owned(base, over.clone());
+}
+
+/// [`merge`], taking `over`'s values rather than copies of them.
+fn merge_owned(base: &mut Value, over: Value) {
     let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
-    if is_error(base) || is_error(over) {
-        *base = over.clone();
+    if is_error(base) || is_error(&over) {
+        *base = over;
         return;
     }
     match (base, over) {
         (Value::Mapping(b), Value::Mapping(o)) => {
             for (k, v) in o {
-                match b.get_mut(k) {
-                    Some(existing) => merge(existing, v),
+                match b.get_mut(&k) {
+                    Some(existing) => merge_owned(existing, v),
                     None => {
-                        b.insert(k.clone(), v.clone());
+                        b.insert(k, v);
                     }
                 }
             }
         }
-        (b, o) => *b = o.clone(),
+        (b, o) => *b = o,
     }
 }
 
@@ -926,7 +1046,7 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
         if !is_function_name(k) {
             return Err(format!("{path}.{k}: unknown key (expected `id` and function names)"));
         }
-        entries.insert(k.to_string(), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?);
+        entries.insert(k.to_string(), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?.into());
     }
     Ok((id, entries))
 }
@@ -939,7 +1059,7 @@ fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result
     for key in keys {
         // A hand-written function's own value (`DEVICE_KEYS`) stays a value, unless it is an error.
         let is_error = flat.0.get(&key).and_then(|v| answer::parse_error(v, &key)).is_some();
-        if kind == ObjectKind::Device && DEVICE_KEYS.iter().any(|(k, _)| *k == key) && !is_error {
+        if kind == ObjectKind::Device && key_kind(DEVICE_KEYS, &key).is_some() && !is_error {
             continue;
         }
         let Some(v) = flat.0.remove(&key) else { continue };
@@ -957,7 +1077,7 @@ fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result
             _ => return Err(format!("{shown_prefix}{key}: function values belong to a device, `system`, `mig.device`, `mig.gpu_instance`, `mig.compute_instance`, a vGPU type or instance")),
         };
         let entry = parse_function_entry(function, &v, object, &format!("{shown_prefix}{key}"))?;
-        flat.1.insert(key, entry);
+        flat.1.insert(key, entry.into());
     }
     Ok(())
 }
@@ -973,7 +1093,7 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
     }
     // A function written by hand takes the values a capture records where its outputs are
     // data; otherwise only errors, by selector value where it has selectors.
-    if HAND_WRITTEN.iter().any(|(f, _)| *f == function) && answer::schema(function).is_none() {
+    if HAND_WRITTEN.binary_search_by(|(f, _)| (*f).cmp(function)).is_ok() && answer::schema(function).is_none() {
         if let Ok(i) = HAND_SELECTORS.binary_search_by(|(f, _)| (*f).cmp(function)) {
             return answer::parse_selected_errors(function, HAND_SELECTORS[i].1, v, path);
         }
@@ -998,7 +1118,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result
         return Ok(());
     };
     let function = prefix.rsplit('.').next().is_some_and(is_function_name);
-    let map = |keys: &[(&str, Kind)], p: &str| keys.iter().any(|(k, kind)| *k == p && *kind == Kind::Map);
+    let map = |keys: &'static [(&'static str, Kind)], p: &str| key_kind(keys, p) == Some(Kind::Map);
     let whole =
         function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
     if whole {
@@ -1021,10 +1141,24 @@ fn template(v: &mut Value, index: usize) {
     }
 }
 
+/// The kind of `key` in `schema` ([`DEVICE_KEYS`] or [`SYSTEM_KEYS`]), looked up in a map
+/// made once: a profile's keys are looked up thousands of times as it loads.
+fn key_kind(schema: &'static [(&'static str, Kind)], key: &str) -> Option<Kind> {
+    type Kinds = HashMap<&'static str, Kind>;
+    static DEVICE: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    static SYSTEM: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    let cell = if std::ptr::eq(schema, SYSTEM_KEYS) { &SYSTEM } else { &DEVICE };
+    cell.get_or_init(|| schema.iter().copied().collect()).get(key).copied()
+}
+
 /// Every key must be known and of its kind; `null` (to remove a default) is allowed.
-fn check_keys(flat: &Flat, schema: &[(&str, Kind)], shown_prefix: &str) -> Result<(), (String, String)> {
+fn check_keys(
+    flat: &Flat,
+    schema: &'static [(&'static str, Kind)],
+    shown_prefix: &str,
+) -> Result<(), (String, String)> {
     for (k, v) in flat.values() {
-        let Some((_, kind)) = schema.iter().find(|(s, _)| *s == k) else {
+        let Some(kind) = key_kind(schema, k) else {
             let shown = format!("{shown_prefix}{k}");
             let renamed = RENAMED
                 .iter()
@@ -1130,6 +1264,32 @@ mod tests {
     }
 
     #[test]
+    fn the_shared_defaults_make_each_device_as_the_whole_merge_does() {
+        let puts = [
+            Put::Key("temperature.gpu".into(), Value::from(91)),
+            Put::Key("nvmlDeviceGetPowerUsage".into(), Value::from(123_000)),
+            Put::Field(141, Value::from(5)),
+        ];
+        for (name, text) in BUILTIN {
+            let root = with_bases(text, name, 0).unwrap();
+            let defaults = root.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
+            let shared = Defaults::of(&defaults).unwrap_or_else(|| panic!("{name}: the defaults are shared"));
+            let devices = root.get("devices").and_then(Value::as_sequence).unwrap();
+            for (i, d) in devices.iter().enumerate() {
+                for puts in [&[][..], &puts[..]] {
+                    let fast = shared.device(defaults.as_mapping().unwrap(), d, i, puts).unwrap();
+                    let whole = whole_device(&defaults, d, i, puts);
+                    let (Ok(fast), Ok(whole)) = (fast, whole) else {
+                        panic!("{name} device {i}: one of the two failed")
+                    };
+                    assert_eq!(fast.values(), whole.values(), "{name} device {i}");
+                    assert!(fast.1 == whole.1, "{name} device {i}: the entries differ");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn defaults_merge_and_templates_apply() {
         let p = parse(
             "device_defaults: {name: 'GPU {index}', memory: {total: 10, used: 1}}\ndevices:\n  - {}\n  - {memory: {used: 5}}\n",
@@ -1148,11 +1308,11 @@ mod tests {
         // The GSP firmware ships with the driver: the one value in which the devices differ.
         let firmware = "nvmlDeviceGetGspFirmwareVersion";
         let gsp = |p: &Profile, v: &str| {
-            p.devices.iter().all(|d| d.1.get(firmware) == Some(&Entry::Values(vec![answer::Val::Str(v.into())])))
+            p.devices.iter().all(|d| d.entry("", firmware) == Some(&Entry::Values(vec![answer::Val::Str(v.into())])))
         };
         assert!(gsp(&new, "580.82.07") && gsp(&old, "525.147.05"));
         let without_gsp = |p: &Profile| -> Vec<Flat> {
-            let mut devices = p.devices.clone();
+            let mut devices: Vec<Flat> = p.devices.iter().map(|d| (**d).clone()).collect();
             for d in &mut devices {
                 d.1.remove(firmware);
             }
@@ -1177,7 +1337,7 @@ mod tests {
         let p = parse(&std::fs::read_to_string(&path).unwrap(), path.to_str().unwrap()).unwrap();
         let d = &p.devices[0];
         assert_eq!((d.str("name"), d.u64("memory.total"), d.u64("memory.used")), (Some("Site GPU"), Some(8), Some(1)));
-        assert_eq!(d.1.get("nvmlDeviceGetMemoryBusWidth"), Some(&Entry::Values(vec![answer::Val::Int(5120)])));
+        assert_eq!(d.entry("", "nvmlDeviceGetMemoryBusWidth"), Some(&Entry::Values(vec![answer::Val::Int(5120)])));
         let e = parse("base: base/nope\ndevices: [{}]\n", path.to_str().unwrap()).unwrap_err();
         assert!(e.contains("base `base/nope` is neither a built-in"), "{e}");
         let e = parse("devices: [{nvmlDeviceGetMemoryBusWidth: {busWidth: 1}}]\n", "x.yaml").unwrap_err();
@@ -1186,7 +1346,10 @@ mod tests {
         assert_eq!(e, "profile x.yaml: devices[0]: nvmlDeviceGetNmae: `nvmlDeviceGetNmae` is not a function of nvml.h");
         // A function written by hand takes a recorded value where its outputs are data...
         let p = parse("devices: [{nvmlDeviceGetName: x}]\n", "x.yaml").unwrap();
-        assert_eq!(p.devices[0].1.get("nvmlDeviceGetName"), Some(&Entry::Values(vec![answer::Val::Str("x".into())])));
+        assert_eq!(
+            p.devices[0].entry("", "nvmlDeviceGetName"),
+            Some(&Entry::Values(vec![answer::Val::Str("x".into())]))
+        );
         // ... and only errors where they are not.
         let e = parse("devices: [{nvmlDeviceGetCpuAffinity: 3}]\n", "x.yaml").unwrap_err();
         assert!(e.contains("the mock answers nvmlDeviceGetCpuAffinity from other values"), "{e}");

@@ -188,6 +188,11 @@ pub fn ctl(session: &str, command: &[&str]) -> Result<String, String> {
     crate::session::ctl(&args)
 }
 
+/// The names of the built-in profiles.
+pub fn builtin_profiles() -> Vec<&'static str> {
+    crate::profile::BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
 /// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `b200-r575`,
 /// `b200-r580.65`, `gb200`, `h100`, `h100-r560`, `l40s`, `l40s-vgpu`, `t4`), to write a variant
 /// of it; `None` for another name.
@@ -225,5 +230,5 @@ pub fn profile_devices(name: &str) -> Result<Vec<std::collections::BTreeMap<Stri
     let text = builtin_profile(name).ok_or_else(|| format!("no built-in profile `{name}`"))?;
     let p = crate::profile::parse(text, name)?;
     let owned = |d: &crate::profile::Flat| d.values().into_iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    Ok(p.devices.iter().map(owned).collect())
+    Ok(p.devices.iter().map(|d| owned(d)).collect())
 }

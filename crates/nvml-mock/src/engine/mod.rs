@@ -450,7 +450,10 @@ impl System {
             prefixes.push("");
         }
         prefixes.iter().find_map(|p| {
-            names.clone().find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) })
+            names
+                .clone()
+                .find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) })
+                .map(|e| &**e)
         })
     }
 

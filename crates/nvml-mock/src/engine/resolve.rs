@@ -103,6 +103,7 @@ impl Table {
             .zip(facts)
             .map(|(name, f)| {
                 let entry = std::iter::once(*name).chain(f.family.iter().copied()).find_map(|n| entries.get(n));
+                let shown = entry.map(|e| &**e);
                 let pre = if absent.contains(*name) {
                     Pre::Answer(NVML_ERROR_FUNCTION_NOT_FOUND)
                 } else if !profile.privileged && f.privileged {
@@ -110,7 +111,7 @@ impl Table {
                 } else if f.versioned {
                     Pre::ByName
                 } else {
-                    match entry {
+                    match shown {
                         Some(Entry::Error { code, .. }) => Pre::Answer(*code),
                         Some(Entry::Select { .. }) => Pre::ByName,
                         Some(Entry::Values(_)) => Pre::Run,
@@ -120,7 +121,7 @@ impl Table {
                         None => Pre::Run,
                     }
                 };
-                Row { pre, entry: entry.cloned().map(Arc::new), ctl: None }
+                Row { pre, entry: entry.cloned(), ctl: None }
             })
             .collect();
         Table { rows, lost: false }
@@ -156,7 +157,7 @@ impl Resolved {
             .devices
             .iter()
             .map(|d| {
-                let arch = match d.1.get("nvmlDeviceGetArchitecture") {
+                let arch = match d.1.get("nvmlDeviceGetArchitecture").map(|e| &**e) {
                     Some(Entry::Values(v)) => v.first().map(|a| a.uint() as u32),
                     _ => None,
                 };
@@ -182,7 +183,7 @@ impl Resolved {
             .chain(profile.devices.iter().map(|d| &d.1))
             .chain(profile.vgpu_types.values());
         // An error entry never answers before the behaviour: only values do.
-        let values = all.flat_map(|entries| entries.iter().filter(|(_, e)| !matches!(e, Entry::Error { .. })));
+        let values = all.flat_map(|entries| entries.iter().filter(|(_, e)| !matches!(***e, Entry::Error { .. })));
         for (key, _) in values {
             let function = key.rsplit('.').next().unwrap_or_default();
             if HAND_WRITTEN.binary_search_by(|(h, _)| (*h).cmp(function)).is_ok() {
@@ -192,7 +193,7 @@ impl Resolved {
             }
         }
         Resolved {
-            specs: profile.devices.iter().cloned().map(Arc::new).collect(),
+            specs: profile.devices.clone(),
             tables: tables.into_iter().map(Arc::new).collect(),
             system: Arc::new(system),
             absent: Arc::new(absent),
