@@ -267,6 +267,8 @@ fn replay() {
         let entry = calls::TABLE.iter().find(|e| e.c == call.c).expect("the parent sends only functions of the table");
         let args = calls::Args(call.args.as_object().expect("args are an object"));
         if abort_at.as_deref() == Some(&format!("{} {}", call.c, call.obj)) {
+            // The SIGABRT a log of `cargo test -p nvmlkit` shows at this call is this one.
+            eprintln!("differential test: aborting at {} {} on purpose ({ABORT_AT_ENV}), to check that a crashed child is reported", call.c, call.obj);
             std::process::abort();
         }
         let answer = if getters_only && changes_state(&call.c) {
