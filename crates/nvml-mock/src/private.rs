@@ -126,8 +126,9 @@ pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> Result<(), String> {
         let tmp = path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()));
         match no_follow().write(true).create_new(true).mode(mode).open(&tmp) {
             Ok(mut f) => {
-                let written = f.write_all(bytes).and_then(|()| f.sync_data());
-                if let Err(e) = written {
+                // No fsync: the rename is what makes the file whole for the processes that read
+                // it; a runtime directory does not outlive the machine's power.
+                if let Err(e) = f.write_all(bytes) {
                     let _ = std::fs::remove_file(&tmp);
                     return Err(format!("{}: {e}", tmp.display()));
                 }
