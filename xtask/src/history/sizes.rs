@@ -50,6 +50,36 @@ fn pointee_record<'a>(model: &'a Model, ty: &Ty) -> Option<&'a Record> {
     }
 }
 
+/// The struct version constants of `model` by the record of their layout: record → (the
+/// constant, its value).
+pub fn encoded_versions(model: &Model) -> BTreeMap<String, (String, i128)> {
+    let mut encoded = BTreeMap::new();
+    for name in version_constants(model) {
+        let Some(ConstValue::Int { value, .. }) = model.constants.get(&name).map(|c| &c.value) else { continue };
+        if let Ty::Named(r) = model.resolve_typedef(&Ty::Named(format!("{name}_t"))) {
+            encoded.insert(r.clone(), (name.clone(), value.as_i128()));
+        }
+    }
+    encoded
+}
+
+/// The integer constant the comment of `record`'s leading `version` field names
+/// (`IN: Set to NVML_GPM_METRICS_GET_VERSION`), and its value; `None` for a record without
+/// that field or a comment that names none.
+pub fn named_version(model: &Model, record: &Record) -> Option<(String, i128)> {
+    let first = record.fields.first().filter(|f| f.name == "version" && f.offset == 0)?;
+    first
+        .doc
+        .as_deref()
+        .unwrap_or("")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter_map(|w| model.constants.get(w))
+        .find_map(|c| match &c.value {
+            ConstValue::Int { value, .. } => Some((c.name.clone(), value.as_i128())),
+            _ => None,
+        })
+}
+
 /// The version word a caller sets in `record`: the struct version constant whose layout it
 /// is (the word holds its size), else the constant its `version` field's comment names, else
 /// none that a constant names; `None` for a record without a leading `version` field.
@@ -58,19 +88,11 @@ fn version_word(
     record: &Record,
     encoded: &BTreeMap<String, (String, i128)>,
 ) -> Option<(Option<i128>, String)> {
-    let first = record.fields.first().filter(|f| f.name == "version" && f.offset == 0)?;
+    record.fields.first().filter(|f| f.name == "version" && f.offset == 0)?;
     if let Some((name, value)) = encoded.get(&record.name) {
         return Some((Some(*value), format!("{name} = {value:#x} (NVML_STRUCT_VERSION: it holds the size)")));
     }
-    let doc = first.doc.as_deref().unwrap_or("");
-    let named = doc
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter_map(|w| model.constants.get(w))
-        .find_map(|c| match &c.value {
-            ConstValue::Int { value, .. } => Some((c.name.clone(), value.as_i128())),
-            _ => None,
-        });
-    Some(match named {
+    Some(match named_version(model, record) {
         Some((name, value)) => (Some(value), format!("{name} = {value}")),
         None => (None, "a version field no constant names".to_string()),
     })
@@ -79,14 +101,7 @@ fn version_word(
 /// Every record a function of `model` takes through a pointer parameter, and those such a
 /// record points to (to a depth of three), by `symbol.parameter[.field…]`.
 pub fn taken(model: &Model) -> BTreeMap<String, Taken> {
-    // Struct version constant → the record of its layout, by record.
-    let mut encoded = BTreeMap::new();
-    for name in version_constants(model) {
-        let Some(ConstValue::Int { value, .. }) = model.constants.get(&name).map(|c| &c.value) else { continue };
-        if let Ty::Named(r) = model.resolve_typedef(&Ty::Named(format!("{name}_t"))) {
-            encoded.insert(r.clone(), (name.clone(), value.as_i128()));
-        }
-    }
+    let encoded = encoded_versions(model);
     let mut out = BTreeMap::new();
     for f in model.functions.values() {
         for p in &f.params {

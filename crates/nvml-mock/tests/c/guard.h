@@ -1,5 +1,6 @@
 /*
- * Guarded buffers for the C clients of tests/c/: a caller's record placed so that the memory
+ * Guarded buffers for the C clients of tests/c/ (and the guard-page harness that
+ * xtask/tests/guard_pages.rs generates): a caller's record placed so that the memory
  * around it is unusable (a PROT_NONE page) or holds a canary pattern that must stay unchanged.
  *
  * guarded_end(size) gives `size` bytes that end exactly where a PROT_NONE page begins; the
