@@ -62,6 +62,7 @@ const PRELUDE_HEAD: &str = r#"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "nvml.h"
 #include "guard.h"
@@ -73,7 +74,7 @@ const PRELUDE: &str = r#"
 
 static const char *current = "(prelude)";
 static int current_variant = -1, current_place = -1;
-static long calls = 0, failures = 0;
+static long failures = 0;
 
 static void on_fault(int sig) {
     char line[512];
@@ -160,6 +161,13 @@ enum Lengths {
     Str { size: u64, fixed: bool },
     /// An out-only count of arrays of a fixed capacity.
     Capped { capacity: u64 },
+    /// Arrays a record points to, sized by its count field: 0, 1, then the count the mock
+    /// wrote there.
+    Inner,
+    /// Arrays a record points to whose count is out only, which the header says to size by
+    /// `nvmlVgpuTypeGetMaxInstances` of the call's device and vGPU type (the v1 placement
+    /// lists): that many.
+    MaxInstances,
 }
 
 /// One parameter as the harness passes it.
@@ -169,14 +177,62 @@ enum Arg {
     Handle { list: &'static str, iterate: bool },
     /// A C expression passed by value.
     Value(String),
-    /// One pointee in a guarded buffer; a versioned record gets its version word.
-    One { ty: String, record: Option<String> },
+    /// One pointee in a guarded buffer; a versioned record gets its version word, and the
+    /// arrays its pointer fields point to guarded buffers of the call's length.
+    One { ty: String, record: Option<String>, inner: Vec<Inner> },
     /// The count through a pointer (in/out or out-only).
     CountPtr,
     /// An array of `ty` elements sized by the call's length (in bytes when `bytes`).
     Array { ty: String, bytes: bool },
     /// The length by value.
     Len,
+}
+
+/// An array a record points to, sized by a count field of the record.
+#[derive(Debug, Clone)]
+struct Inner {
+    field: String,
+    count: String,
+    elem: String,
+    bytes: bool,
+    /// The count field's comment says the caller sets it (`IN`, `IN/OUT`).
+    count_is_input: bool,
+}
+
+/// The arrays `record`'s pointer fields point to, each with the count field beside it: the one
+/// before it named as a count (`numProcArrayEntries`, `vgpuCount`), else the one after it
+/// named as a size or count (`bufferSize`). Strings and untyped data are left NULL.
+fn inner_arrays(model: &Model, record: &xtask::model::Record) -> Vec<Inner> {
+    let is_int = |t: &Ty| matches!(model.resolve_typedef(t), Ty::UInt | Ty::Int | Ty::ULongLong | Ty::ULong);
+    let counting = |n: &str| {
+        let l = n.to_ascii_lowercase();
+        l.contains("count") || l.starts_with("num") || l.contains("entries")
+    };
+    let mut out = Vec::new();
+    for (k, f) in record.fields.iter().enumerate() {
+        let Some(p) = pointee(&f.ty) else { continue };
+        let bytes = match model.resolve_typedef(p) {
+            Ty::Char | Ty::Void | Ty::Pointer { .. } | Ty::FnPtr { .. } => continue,
+            Ty::UChar => true,
+            _ => false,
+        };
+        let before = k.checked_sub(1).and_then(|b| record.fields.get(b)).filter(|b| is_int(&b.ty) && counting(&b.name));
+        let after = record
+            .fields
+            .get(k + 1)
+            .filter(|a| is_int(&a.ty) && (counting(&a.name) || a.name.to_ascii_lowercase().contains("size")));
+        if let Some(count) = before.or(after) {
+            let count_is_input = count.doc.as_deref().is_some_and(|d| d.trim_start().starts_with("IN"));
+            out.push(Inner {
+                field: f.name.clone(),
+                count: count.name.clone(),
+                elem: c_type(model, p),
+                bytes,
+                count_is_input,
+            });
+        }
+    }
+    out
 }
 
 /// A function's call, ready to emit.
@@ -267,7 +323,8 @@ fn one(model: &Model, encoded: &BTreeMap<String, (String, i128)>, ty: &Ty) -> Re
         _ => {}
     }
     let record = record_of(model, p).and_then(|r| version_of(model, encoded, &r.name));
-    Ok(Arg::One { ty: c_type(model, p), record })
+    let inner = record_of(model, p).map(|r| inner_arrays(model, r)).unwrap_or_default();
+    Ok(Arg::One { ty: c_type(model, p), record, inner })
 }
 
 /// The call of `f`: from its reading where the plan has one, else from its C types alone.
@@ -347,6 +404,25 @@ fn plan_call(planned: &Planned, f: &Function) -> Result<Plan, String> {
     if !args.iter().any(|(_, a)| matches!(a, Arg::One { .. } | Arg::Array { .. } | Arg::CountPtr)) {
         return Err("writes through no pointer".into());
     }
+    // The arrays inside a record vary in length where nothing else does.
+    let has_inner = args.iter().any(|(_, a)| matches!(a, Arg::One { inner, .. } if !inner.is_empty()));
+    let by_max =
+        f.doc.as_deref().is_some_and(|d| {
+            d.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains("allocated based on maximum instances of a vGPU type")
+        }) && args.iter().any(|(_, a)| matches!(a, Arg::One { inner, .. } if inner.iter().any(|i| !i.count_is_input)))
+            && args.iter().any(|(_, a)| matches!(a, Arg::Handle { list: "vtypes", .. }));
+    if has_inner && lengths == Lengths::None {
+        lengths = if by_max { Lengths::MaxInstances } else { Lengths::Inner };
+    } else {
+        for (_, a) in &mut args {
+            if let Arg::One { inner, .. } = a {
+                inner.clear();
+            }
+        }
+    }
     // Each older layout of a versioned record the function takes alone.
     let mut older = Vec::new();
     for (i, (_, a)) in args.iter().enumerate() {
@@ -392,6 +468,8 @@ fn emit(f: &Function, plan: &Plan) -> String {
         Lengths::Str { size, fixed: false } => vec!["1".into(), size.to_string()],
         Lengths::Str { size, fixed: true } => vec![size.to_string()],
         Lengths::Capped { capacity } => vec![capacity.to_string()],
+        Lengths::Inner => vec!["0".into(), "1".into(), "reported[h]".into()],
+        Lengths::MaxInstances => vec!["max".into()],
     };
     let mut variants: Vec<(String, Option<usize>)> = lens.iter().map(|l| (l.clone(), None)).collect();
     for k in 0..plan.older.len() {
@@ -411,13 +489,22 @@ fn emit(f: &Function, plan: &Plan) -> String {
                 let _ = writeln!(c, "    for (unsigned h = 0; h < 1; h++) {{");
             }
         }
-        let _ = writeln!(c, "    unsigned len = {len};");
+        if len == "max" {
+            let _ = writeln!(
+                c,
+                "    if (n_vtypes == 0) continue;\n    unsigned len = 0;\n    \
+                 if (nvmlVgpuTypeGetMaxInstances(devs[h], vtypes[0], &len) != NVML_SUCCESS || len > 4096) continue;"
+            );
+        } else {
+            let _ = writeln!(c, "    unsigned len = {len};");
+        }
         if len == "reported[h]" {
             let _ = writeln!(c, "    if (len <= 1 || len > 4096) continue;");
         }
         let _ = writeln!(c, "    for (int place = 0; place < 2; place++) {{\n    current_place = place;");
         let mut call_args = Vec::new();
-        let mut guards = Vec::new();
+        let mut guards: Vec<(String, String)> = Vec::new();
+        let mut reported_from: Option<String> = None;
         for (i, (name, a)) in plan.args.iter().enumerate() {
             match a {
                 Arg::Handle { list, iterate } => {
@@ -436,7 +523,7 @@ fn emit(f: &Function, plan: &Plan) -> String {
                         "    guarded_t g{i} = gp(sizeof(unsigned int), place);\n    *(unsigned int *)g{i}.buf = len;"
                     );
                     call_args.push(format!("(unsigned int *)g{i}.buf"));
-                    guards.push((i, name.clone()));
+                    guards.push((i.to_string(), name.clone()));
                 }
                 Arg::Array { ty, bytes } => {
                     let size = if *bytes { "(size_t)len".to_string() } else { format!("(size_t)len * sizeof({ty})") };
@@ -446,9 +533,9 @@ fn emit(f: &Function, plan: &Plan) -> String {
                     } else {
                         call_args.push(format!("({ty} *)g{i}.buf"));
                     }
-                    guards.push((i, name.clone()));
+                    guards.push((i.to_string(), name.clone()));
                 }
-                Arg::One { ty, record } => {
+                Arg::One { ty, record, inner } => {
                     let older = layout.and_then(|k| plan.older.get(k)).filter(|(p, _, _)| *p == i);
                     match (older, record) {
                         (Some((_, oty, oversion)), _) => {
@@ -462,11 +549,34 @@ fn emit(f: &Function, plan: &Plan) -> String {
                         }
                     }
                     call_args.push(format!("({ty} *)g{i}.buf"));
-                    guards.push((i, name.clone()));
+                    guards.push((i.to_string(), name.clone()));
+                    if older.is_none() {
+                        for (k, a) in inner.iter().enumerate() {
+                            let (field, count, elem) = (&a.field, &a.count, &a.elem);
+                            let size = if a.bytes {
+                                "(size_t)len".to_string()
+                            } else {
+                                format!("(size_t)len * sizeof({elem})")
+                            };
+                            let _ = writeln!(
+                                c,
+                                "    guarded_t g{i}_{k} = gp({size}, place);\n    \
+                                 (({ty} *)g{i}.buf)->{field} = (void *)g{i}_{k}.buf;\n    \
+                                 (({ty} *)g{i}.buf)->{count} = len;"
+                            );
+                            guards.push((format!("{i}_{k}"), format!("{name}.{field}")));
+                            if k == 0 {
+                                reported_from = Some(format!("(({ty} *)g{i}.buf)->{count}"));
+                            }
+                        }
+                    }
                 }
             }
         }
-        let _ = writeln!(c, "    nvmlReturn_t r = fn({});\n    (void)r;\n    made++; calls++;", call_args.join(", "));
+        let _ = writeln!(c, "    nvmlReturn_t r = fn({});\n    (void)r;\n    made++;", call_args.join(", "));
+        if let (Lengths::Inner, Some(from), 0) = (&plan.lengths, &reported_from, v) {
+            let _ = writeln!(c, "    if (place == 0) reported[h] = (unsigned)({from});");
+        }
         if matches!(plan.lengths, Lengths::Count { .. }) && v == 0 {
             if let Some((i, _)) = plan.args.iter().enumerate().find(|(_, (_, a))| matches!(a, Arg::CountPtr)) {
                 let _ = writeln!(c, "    if (place == 0) reported[h] = *(unsigned int *)g{i}.buf;");
@@ -479,7 +589,7 @@ fn emit(f: &Function, plan: &Plan) -> String {
     }
     let _ = writeln!(
         c,
-        "    if (made > 0) printf(\"COVER {sym} {}\\n\");\n}}\n",
+        "    if (made > 0) printf(\"COVER {sym} {} %ld\\n\", made);\n}}\n",
         if plan.record { "record" } else { "value" }
     );
     c
@@ -523,11 +633,23 @@ fn harness(planned: &Planned) -> (String, BTreeMap<String, bool>, BTreeMap<Strin
             }
         }
     }
-    c.push_str("int main(void) {\n    prelude();\n");
+    // Each function in a child of its own: a fault ends that one only, and what a setter
+    // changes stays in its child.
+    c.push_str(
+        "static int failed = 0;\n\
+         static void isolated(void (*call)(void)) {\n    \
+         fflush(stdout);\n    \
+         pid_t pid = fork();\n    \
+         if (pid == 0) { call(); fflush(stdout); _exit(failures != 0); }\n    \
+         int status = 0;\n    \
+         if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) failed = 1;\n\
+         }\n\
+         int main(void) {\n    prelude();\n",
+    );
     for name in first.iter().chain(&last) {
-        let _ = writeln!(c, "    call_{name}();");
+        let _ = writeln!(c, "    isolated(call_{name});");
     }
-    c.push_str("    printf(\"CALLS %ld FAILURES %ld\\n\", calls, failures);\n    return failures != 0;\n}\n");
+    c.push_str("    printf(\"DONE\\n\");\n    return failed;\n}\n");
     (c, called, left)
 }
 
@@ -583,16 +705,17 @@ fn run_header(planned: &Planned, version: &str, header: &Path, lib: &Path, dir: 
         let mut covered = BTreeSet::new();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("COVER ") {
-                covered.insert(rest.split(' ').next().unwrap_or("").to_string());
+                let mut words = rest.split(' ');
+                covered.insert(words.next().unwrap_or("").to_string());
+                o.calls += words.nth(1).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
             } else if let Some(rest) = line.strip_prefix("MISSING ") {
                 o.missing.insert(rest.to_string());
-            } else if let Some(rest) = line.strip_prefix("CALLS ") {
-                o.calls += rest.split(' ').next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
             } else if line.starts_with("FAIL") || line.starts_with("FAULT") {
                 o.failures.push(format!("{version} on {profile}: {line}"));
             }
         }
-        if run.status.code() != Some(0) && !text.lines().any(|l| l.starts_with("FAIL") || l.starts_with("FAULT")) {
+        let reported = text.lines().any(|l| l.starts_with("FAIL") || l.starts_with("FAULT"));
+        if (run.status.code() != Some(0) && !reported) || !text.lines().any(|l| l == "DONE") {
             o.failures.push(format!(
                 "{version} on {profile}: exit {:?}\n{}{}",
                 run.status.code(),
