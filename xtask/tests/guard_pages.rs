@@ -5,7 +5,13 @@
 //! bytes of the buffer's pages outside it hold a canary that must come back unchanged. Count
 //! and array functions are called with a capacity of 0, 1 and the count the mock reports,
 //! string buffers with 1 byte and their documented size, caller-sized arrays with 0, 1 and
-//! their capacity, versioned records with each older layout the header declares too.
+//! their capacity, versioned records with each older layout the header declares too, and the
+//! arrays a record points to (process detail lists, utilisation samples, CPER buffers) with 0,
+//! 1 and the count the mock wrote back. Each function runs in a child process of its own, so a
+//! fault names its function and ends only that one, and what a setter changes is gone for the
+//! next. Functions are looked up with `dlsym`: one of an older header that the mock does not
+//! export is listed in the report. Every function that takes a record through a pointer must
+//! be called in every header (units aside: no profile has one).
 //!
 //! The C source is generated here, at run time, from the generator's model and plan of each
 //! header (`target/tmp/guard-pages/<version>/harness.c`), compiled with `cc` and run against
@@ -299,7 +305,7 @@ fn value_of(model: &Model, ty: &Ty) -> Result<String, String> {
     }
 }
 
-/// The pointee of a pointer type, and whether it is `const`.
+/// The pointee of a pointer type.
 fn pointee(ty: &Ty) -> Option<&Ty> {
     match ty {
         Ty::Pointer { pointee, .. } => Some(pointee),
@@ -348,13 +354,14 @@ fn plan_call(planned: &Planned, f: &Function) -> Result<Plan, String> {
         let arg = match (handle_list(&p.ty), role) {
             (Some(list), _) => Arg::Handle { list, iterate: i == 0 },
             (None, Some(Role::SelfConsumed)) => return Err("consumes its handle".into()),
-            // Without a reading: a `char *` buffer whose size an `unsigned int *` after it
-            // gives and takes (`nvmlDeviceGetPgpuMetadataString`'s `bufferSize`).
-            (None, None) if is_sized_char_buffer(model, f, i) => {
+            // Without a reading: a buffer (`char`, or a record with a tail) whose size in bytes
+            // an `unsigned int *` after it gives and takes (`nvmlDeviceGetPgpuMetadataString`,
+            // `nvmlVgpuInstanceGetMetadata`'s `bufferSize`).
+            (None, None) if is_sized_buffer(model, f, i) => {
                 set(Lengths::Count { query_only: false }, &mut lengths)?;
-                Arg::Array { ty: "char".into(), bytes: true }
+                Arg::Array { ty: elem(model, &p.ty)?, bytes: true }
             }
-            (None, None) if i > 0 && is_sized_char_buffer(model, f, i - 1) => Arg::CountPtr,
+            (None, None) if i > 0 && is_sized_buffer(model, f, i - 1) => Arg::CountPtr,
             (None, Some(Role::SelfHandle)) => {
                 return Err(format!("a `{}` handle the harness has none of", p.ty.c_spelling()))
             }
@@ -442,11 +449,12 @@ fn plan_call(planned: &Planned, f: &Function) -> Result<Plan, String> {
     Ok(Plan { args, lengths, older, record })
 }
 
-/// Whether parameter `i` of `f` is a `char *` buffer followed by an `unsigned int *` named
-/// as its size or length.
-fn is_sized_char_buffer(model: &Model, f: &Function, i: usize) -> bool {
+/// Whether parameter `i` of `f` is a `char *` or record buffer followed by an
+/// `unsigned int *` named as its size or length.
+fn is_sized_buffer(model: &Model, f: &Function, i: usize) -> bool {
     let (Some(p), Some(next)) = (f.params.get(i), f.params.get(i + 1)) else { return false };
-    let char_buf = matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char);
+    let char_buf = matches!(&p.ty, Ty::Pointer { pointee, is_const: false }
+        if **pointee == Ty::Char || record_of(model, pointee).is_some());
     let size =
         matches!(&next.ty, Ty::Pointer { pointee, is_const: false } if *model.resolve_typedef(pointee) == Ty::UInt);
     let named = next.name.to_ascii_lowercase();
