@@ -24,6 +24,7 @@ use crate::model::Model;
 
 pub mod fields;
 pub mod records;
+pub mod sizes;
 
 /// The history file of the default rules, `gen-config/function-history.yaml`.
 pub const HISTORY_FILE: &str = "gen-config/function-history.yaml";
@@ -77,6 +78,11 @@ pub struct History {
     /// versions were recorded: every driver then accepts every version.
     #[serde(default)]
     pub record_versions: BTreeMap<String, String>,
+    /// The records whose size differs between headers under one version word
+    /// ([`sizes::varying`]), by `symbol.parameter[.field]`. Absent from histories written
+    /// before they were recorded.
+    #[serde(default)]
+    pub record_sizes: BTreeMap<String, sizes::Varying>,
 }
 
 /// `12.4.99` → `12.4`.
@@ -209,6 +215,12 @@ pub fn for_regen(file: &Path, shown: &str, model: &Model) -> (DriverTable, Diagn
             return (DriverTable::default(), d);
         }
     };
+    let handled_file = file.with_file_name(sizes::HANDLED_FILE_NAME);
+    let handled_shown = Path::new(shown).with_file_name(sizes::HANDLED_FILE_NAME).display().to_string();
+    match sizes::load_handled(&handled_file, &handled_shown) {
+        Ok(handled) => sizes::check(&history.record_sizes, shown, &handled, &handled_shown, &mut d),
+        Err(e) => d.error("", format!("{e:#}")),
+    }
     (table(&history, shown, model, &mut d), d)
 }
 
@@ -480,6 +492,41 @@ mod tests {
     }
 
     #[test]
+    fn regen_fails_on_a_record_size_the_mock_does_not_declare() {
+        let dir = std::env::temp_dir().join(format!("nvmlkit-history-sizes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(FILE_NAME);
+        let functions = BTreeMap::from([("nvmlInit_v2".to_string(), "11.7.91".to_string())]);
+        let table = BTreeMap::from([(
+            "nvmlGpmMetricsGet.metricsGet".to_string(),
+            sizes::Varying {
+                record: "nvmlGpmMetricsGet_t".into(),
+                word: "NVML_GPM_METRICS_GET_VERSION = 1".into(),
+                sizes: BTreeMap::from([("12.8.90".to_string(), 3944), ("13.4.61".to_string(), 19104)]),
+            },
+        )]);
+        std::fs::write(&file, render("13.1.68", "11.7.91", 2, &functions) + &sizes::render(&table)).unwrap();
+        let model = model_with(&["nvmlInit_v2"]);
+        let handled = dir.join(sizes::HANDLED_FILE_NAME);
+        let _ = std::fs::remove_file(&handled);
+        let (_, d) = for_regen(&file, "g/function-history.yaml", &model);
+        let msgs: Vec<String> = d.items().iter().map(|x| x.to_string()).collect();
+        assert!(d.has_errors(), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.contains("g/function-history.yaml: record_sizes.nvmlGpmMetricsGet.metricsGet")
+                && m.contains("declare it in g/caller-sized.yaml")),
+            "{msgs:?}"
+        );
+        std::fs::write(&handled, "handled:\n  nvmlGpmMetricsGet.metricsGet: engine/gpm.rs\n").unwrap();
+        let (_, d) = for_regen(&file, "g/function-history.yaml", &model);
+        assert!(!d.has_errors(), "{:?}", d.items());
+        std::fs::write(&handled, "handled:\n  nvmlGpmMetricsGet.metricsGet: [not, text]\n").unwrap();
+        let (_, d) = for_regen(&file, "g/function-history.yaml", &model);
+        assert!(d.items().iter().any(|x| x.to_string().contains("g/caller-sized.yaml:")), "{:?}", d.items());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn the_checked_in_history_covers_the_default_header() {
         let root = crate::workspace::project_root();
         let text = std::fs::read_to_string(root.join(HISTORY_FILE)).unwrap();
@@ -491,5 +538,13 @@ mod tests {
         assert_eq!(h.record_versions["nvmlPlatformInfo_v1"], "12.8.55");
         assert_eq!(h.record_versions["nvmlPlatformInfo_v2"], "12.8.90");
         assert_eq!(h.record_versions["nvmlGpuFabricInfo_v3"], "13.0.39");
+        // nvmlGpmMetricsGet_t grew under version 1: 98, 210, 333 and 477 metrics of 40 bytes
+        // after a head of 24; 12.2.81 and 12.2.128 gave nvmlProcessInfo_t 8 more bytes.
+        let gpm = &h.record_sizes["nvmlGpmMetricsGet.metricsGet"];
+        let sizes: Vec<u64> = gpm.sizes.values().copied().collect();
+        assert_eq!(sizes, [3944, 8424, 13344, 19104]);
+        assert_eq!(gpm.sizes["13.2.51"], 24 + 333 * 40);
+        assert_eq!(h.record_sizes["nvmlDeviceGetComputeRunningProcesses_v3.infos"].sizes["12.2.81"], 32);
+        assert_eq!(h.record_sizes.len(), 4, "{:?}", h.record_sizes.keys());
     }
 }

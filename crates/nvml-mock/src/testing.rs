@@ -93,6 +93,50 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
     dir
 }
 
+/// Compiles a C client of NVML, `sources` with the `nvml.h` of directory `include` (and the
+/// directory of the first source, for its own headers), with `-Wall -Werror`, into `exe`,
+/// linked against the `libnvidia-ml.so` of `lib` (a [`mock_lib_dir`]) with every symbol bound
+/// at load. `Err` says why it did not compile, with the compiler's messages.
+pub fn compile_c_client(
+    sources: &[&std::path::Path],
+    include: &std::path::Path,
+    exe: &std::path::Path,
+    lib: &std::path::Path,
+) -> Result<(), String> {
+    let mut cc = Command::new(std::env::var_os("CC").unwrap_or_else(|| "cc".into()));
+    cc.args(sources).arg(format!("-I{}", include.display()));
+    if let Some(own) = sources.first().and_then(|s| s.parent()) {
+        cc.arg(format!("-I{}", own.display()));
+    }
+    cc.args(["-Wall", "-Werror", "-o"])
+        .arg(exe)
+        .arg(format!("-L{}", lib.display()))
+        .args(["-lnvidia-ml", "-Wl,-z,now"]);
+    let out = cc.output().map_err(|e| format!("cannot run the C compiler `cc` (`$CC`): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{} does not compile:\n{}", exe.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(())
+}
+
+/// Runs the C client `exe` (from [`compile_c_client`]) against the mock of `lib`, with the
+/// [`CLEARED_ENV`] variables removed and `env` set: its exit code (`None` when a signal ended
+/// it, a fault among them) and its output, stdout then stderr.
+pub fn run_c_client(
+    exe: &std::path::Path,
+    lib: &std::path::Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<(Option<i32>, String), String> {
+    let mut client = Command::new(exe);
+    for var in CLEARED_ENV {
+        client.env_remove(var);
+    }
+    client.env("LD_LIBRARY_PATH", lib).envs(env.iter().copied());
+    let out = client.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    Ok((out.status.code(), text))
+}
+
 /// Like [`mock_lib_dir`], but the `libnvidia-ml.so.1` there exports only the functions the
 /// driver of `profile` (a built-in name or a profile file, as `NVML_MOCK_PROFILE` takes) has:
 /// a driver older than a function lacks its symbol, as a real one does. Clients that look a

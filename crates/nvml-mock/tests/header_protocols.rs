@@ -4,9 +4,8 @@
 //! refuses it, short buffers and their sizes in count or in bytes, arrays that share a count.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use nvml_mock::testing::{mock_lib_dir, CLEARED_ENV};
+use nvml_mock::testing::{compile_c_client, mock_lib_dir, run_c_client};
 
 /// The T4 system of the `t4` profile, with what the client needs: three retired pages and two
 /// processes on GPU 0 (which supports P0 and P8), two encoder sessions and vGPU metadata on
@@ -34,22 +33,10 @@ fn a_c_client_written_from_the_header() {
     let lib = mock_lib_dir(&dir);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = dir.join("header_protocols");
-    let status = Command::new("cc")
-        .arg(manifest.join("tests/c/header_protocols.c"))
-        .arg(format!("-I{}", manifest.join("../../nvml-headers/13.5.37").display()))
-        .args(["-Wall", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(format!("-L{}", lib.display()))
-        .args(["-lnvidia-ml", "-Wl,-z,now"])
-        .status()
-        .expect("needs a C compiler (`cc`)");
-    assert!(status.success(), "the C client does not compile");
-    let mut client = Command::new(&exe);
-    for var in CLEARED_ENV {
-        client.env_remove(var);
-    }
-    let out = client.env("LD_LIBRARY_PATH", &lib).env("NVML_MOCK_PROFILE", profile(&dir)).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "the mock answers differently from nvml.h:\n{text}");
+    let header = manifest.join("../../nvml-headers/13.5.37");
+    compile_c_client(&[&manifest.join("tests/c/header_protocols.c")], &header, &exe, &lib).unwrap();
+    let profile = profile(&dir);
+    let (code, text) = run_c_client(&exe, &lib, &[("NVML_MOCK_PROFILE", profile.as_os_str())]).unwrap();
+    assert_eq!(code, Some(0), "the mock answers differently from nvml.h:\n{text}");
     assert!(!text.contains("FAIL"), "{text}");
 }

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use crate::fetch::headers;
 use crate::fetch::Pip;
 use crate::history::fields::{self, Changes};
-use crate::history::{first_declared, gaps, records, render, HISTORY_FILE};
+use crate::history::{first_declared, gaps, records, render, sizes, HISTORY_FILE};
 
 /// What `cargo xtask history` computed.
 #[derive(Debug, Clone)]
@@ -25,6 +25,8 @@ pub struct Computed {
     pub fields: BTreeMap<String, Changes>,
     /// Every struct version constant of the default header → the first header that declares it.
     pub record_versions: BTreeMap<String, String>,
+    /// The records whose size differs between headers under one version word.
+    pub record_sizes: BTreeMap<String, sizes::Varying>,
 }
 
 /// Parses every header of the corpus (fetching with pip what is neither vendored nor cached)
@@ -42,10 +44,12 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
     let mut field_ids = Vec::new();
     let mut headers: Vec<(String, BTreeSet<String>)> = Vec::new();
     let mut versions_by_header: Vec<(String, BTreeSet<String>)> = Vec::new();
-    for (e, (fns, ids, record_versions)) in entries.iter().zip(parsed) {
+    let mut taken = Vec::new();
+    for (e, (fns, ids, record_versions, records)) in entries.iter().zip(parsed) {
         headers.push((e.version.clone(), fns));
         field_ids.push((e.version.clone(), ids));
         versions_by_header.push((e.version.clone(), record_versions));
+        taken.push((e.version.clone(), records));
     }
     let current = headers.iter().find(|(v, _)| *v == default).map(|(_, f)| f.clone()).unwrap_or_default();
     let functions = first_declared(&headers, &current);
@@ -56,15 +60,17 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
     let current_versions =
         versions_by_header.iter().find(|(v, _)| *v == default).map(|(_, c)| c.clone()).unwrap_or_default();
     let record_versions = first_declared(&versions_by_header, &current_versions);
+    let record_sizes = sizes::varying(&taken);
     let text = render(&default, &oldest, entries.len(), &functions)
         + &fields::render(&versions, &fields)
-        + &records::render(&default, &record_versions);
-    Ok(Computed { text, default, oldest, functions, gaps, fields, record_versions })
+        + &records::render(&default, &record_versions)
+        + &sizes::render(&record_sizes);
+    Ok(Computed { text, default, oldest, functions, gaps, fields, record_versions, record_sizes })
 }
 
-/// What one header declares: its function symbols, its field ids and its struct version
-/// constants.
-type Declared = (BTreeSet<String>, BTreeMap<String, u32>, BTreeSet<String>);
+/// What one header declares: its function symbols, its field ids, its struct version
+/// constants and the records its functions take.
+type Declared = (BTreeSet<String>, BTreeMap<String, u32>, BTreeSet<String>, BTreeMap<String, sizes::Taken>);
 
 /// The function symbols and field ids of each header, in the order of `specs`.
 fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<Declared>> {
@@ -93,7 +99,8 @@ fn declared_by(root: &Path, spec: &str) -> Result<Declared> {
     }
     let ids = fields::field_ids(&model);
     let record_versions = records::version_constants(&model);
-    Ok((model.functions.into_keys().collect(), ids, record_versions))
+    let taken = sizes::taken(&model);
+    Ok((model.functions.into_keys().collect(), ids, record_versions, taken))
 }
 
 /// `cargo xtask history [--check]`: writes the history file, or compares it; `Ok(false)` when
@@ -118,6 +125,15 @@ pub fn run(root: &Path, check: bool, pip: &Pip) -> Result<bool> {
     for (name, missing_from) in &computed.gaps {
         println!("note: {name} is absent from nvml.h {missing_from}, after its first header");
     }
+    // Every record whose size the call does not tell must be one the mock handles.
+    let handled_file = Path::new(HISTORY_FILE).with_file_name(sizes::HANDLED_FILE_NAME).display().to_string();
+    let handled = sizes::load_handled(&root.join(&handled_file), &handled_file)?;
+    let mut d = crate::diag::Diagnostics::new("history");
+    sizes::check(&computed.record_sizes, HISTORY_FILE, &handled, &handled_file, &mut d);
+    for (key, v) in &computed.record_sizes {
+        println!("note: {key} (`{}`) differs in size under one version word ({})", v.record, v.word);
+    }
+    d.finish(false)?;
     if check {
         let disk = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
         if disk == computed.text {

@@ -141,14 +141,48 @@ pub fn nvmlGpmMigSampleGet(
     sample(e, device, Some(gpu_instance), handle)
 }
 
+/// The part of an `nvmlGpmMetricsGet_t` before its `metrics` array, the same in every header.
+///
+/// `NVML_GPM_METRICS_GET_VERSION` is 1 in every header while `NVML_GPM_METRIC_MAX`, the array's
+/// length, grew from 98 (12.8 and before) to 210, 333 and 477 (13.4 on): the caller's record
+/// is as long as its own header made it, which the version word does not tell. So the mock
+/// reads this part, then exactly `numMetrics` entries, and writes back only those entries.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MetricsGetHead {
+    version: std::ffi::c_uint,
+    num_metrics: std::ffi::c_uint,
+    sample1: nvmlGpmSample_t,
+    sample2: nvmlGpmSample_t,
+}
+
+/// Where the `metrics` array starts: right after the head, in every header.
+const METRICS_OFFSET: usize = std::mem::offset_of!(nvmlGpmMetricsGet_t, metrics);
+const _: () = assert!(std::mem::size_of::<MetricsGetHead>() == METRICS_OFFSET);
+const _: () = assert!(std::mem::offset_of!(MetricsGetHead, num_metrics) == 4);
+const _: () =
+    assert!(std::mem::offset_of!(MetricsGetHead, sample2) == std::mem::offset_of!(nvmlGpmMetricsGet_t, sample2));
+
+/// The most metrics any header's record holds: `NVML_GPM_METRIC_MAX` of the newest header,
+/// the one the mock is built with.
+const MAX_METRICS: usize = NVML_GPM_METRIC_MAX as usize;
+
+/// Entry `i` of the caller's `metrics` array (a place only; nothing is read).
+fn metric_entry(metrics: *mut nvmlGpmMetricsGet_t, i: usize) -> *mut nvmlGpmMetric_t {
+    metrics.cast::<u8>().wrapping_add(METRICS_OFFSET).cast::<nvmlGpmMetric_t>().wrapping_add(i)
+}
+
 /// Each requested metric: the difference of its counters over the time between the samples.
+/// Reads and writes the caller's first `numMetrics` entries and nothing past them (see
+/// [`MetricsGetHead`]); a count above what any header's record holds is `INVALID_ARGUMENT`.
 pub fn nvmlGpmMetricsGet(e: &Engine, metrics: *mut nvmlGpmMetricsGet_t) -> nvmlReturn_t {
     e.with(|sys| {
-        let mut m = get(metrics)?;
-        if m.version != NVML_GPM_METRICS_GET_VERSION as u32 {
+        let head = get(metrics.cast::<MetricsGetHead>())?;
+        if head.version != NVML_GPM_METRICS_GET_VERSION as u32 {
             return Err(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         }
-        if m.numMetrics as usize > m.metrics.len() {
+        let count = head.num_metrics as usize;
+        if count > MAX_METRICS {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let taken = |h: nvmlGpmSample_t| -> Result<Taken, nvmlReturn_t> {
@@ -156,12 +190,14 @@ pub fn nvmlGpmMetricsGet(e: &Engine, metrics: *mut nvmlGpmMetricsGet_t) -> nvmlR
             let t = s.0.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.clone();
             t.ok_or(NVML_ERROR_INVALID_ARGUMENT)
         };
-        let (a, b) = (taken(m.sample1)?, taken(m.sample2)?);
+        let (a, b) = (taken(head.sample1)?, taken(head.sample2)?);
         if a.device != b.device || a.gpu_instance != b.gpu_instance || b.time_us <= a.time_us {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let seconds = (b.time_us - a.time_us) as f64 / 1e6;
-        for metric in m.metrics.iter_mut().take(m.numMetrics as usize) {
+        for i in 0..count {
+            let place = metric_entry(metrics, i);
+            let mut metric = get(place)?;
             match (a.counters.get(&metric.metricId), b.counters.get(&metric.metricId)) {
                 (Some(x), Some(y)) => {
                     metric.nvmlReturn = NVML_SUCCESS;
@@ -170,7 +206,8 @@ pub fn nvmlGpmMetricsGet(e: &Engine, metrics: *mut nvmlGpmMetricsGet_t) -> nvmlR
                 }
                 _ => metric.nvmlReturn = NVML_ERROR_NOT_SUPPORTED,
             }
+            put(place, metric)?;
         }
-        put(metrics, m)
+        Ok(())
     })
 }
