@@ -435,6 +435,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAccountingPids"));
         if let Ok(sym) = lib.nvmlDeviceGetAccountingPids() {
             match ffi::count_of(
+                ffi::Probe::NullSizeError,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

@@ -1084,6 +1084,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetSupportedGraphicsClocks() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| {
                     call!(sym(self.raw, memory_clock_m_hz, count, core::ptr::null_mut()))
@@ -1111,6 +1112,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetSupportedMemoryClocks() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

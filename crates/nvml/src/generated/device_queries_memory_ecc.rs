@@ -859,6 +859,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetRetiredPages"));
         if let Ok(sym) = lib.nvmlDeviceGetRetiredPages() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u64>(),
                 |count| call!(sym(self.raw, cause.0, count, core::ptr::null_mut())),
             ) {

@@ -730,6 +730,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetTopologyNearestGpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(self.raw, level.0, count, core::ptr::null_mut())),
             ) {

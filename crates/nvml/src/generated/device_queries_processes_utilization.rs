@@ -1081,6 +1081,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1104,6 +1105,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1131,6 +1133,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1140,6 +1143,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1149,6 +1153,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1182,6 +1187,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1191,6 +1197,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1200,6 +1207,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1233,6 +1241,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1242,6 +1251,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1251,6 +1261,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

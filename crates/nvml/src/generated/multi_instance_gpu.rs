@@ -1442,6 +1442,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
@@ -1451,6 +1452,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
@@ -1873,6 +1875,7 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {

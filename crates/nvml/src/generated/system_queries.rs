@@ -308,6 +308,7 @@ impl Nvml {
         let mut missing = Error::FunctionNotFound(Some("nvmlSystemGetTopologyGpuSet"));
         if let Ok(sym) = lib.nvmlSystemGetTopologyGpuSet() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(cpu_number, count, core::ptr::null_mut())),
             ) {

@@ -396,6 +396,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetAccountingPids() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

@@ -536,6 +536,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetActiveVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetActiveVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -559,6 +560,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCreatableVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetCreatableVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -582,6 +584,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetSupportedVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetSupportedVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1424,6 +1427,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetEncoderSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1449,6 +1453,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetFBCSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

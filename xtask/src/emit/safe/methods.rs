@@ -414,9 +414,14 @@ impl Gen<'_> {
         let mut tries = Vec::new();
         for c in &m.calls {
             let (sym, a, bytes) = (ident(&c.symbol), call_args(c)?, elem(c)?);
+            // The size query is read as the list's method reads it (one answer, one length).
+            let probe = c.params.iter().find_map(|p| match p.role {
+                Role::Count { probe: probe @ (Probe::Null | Probe::NullSizeError) } => Some(probe_tokens(probe)),
+                _ => None,
+            })?;
             tries.push(quote! {
                 if let Ok(sym) = lib.#sym() {
-                    match ffi::count_of(#bytes, |count| call!(sym(#(#a),*))) {
+                    match ffi::count_of(#probe, #bytes, |count| call!(sym(#(#a),*))) {
                         Err(e @ Error::FunctionNotFound(_)) => missing = e,
                         result => return result,
                     }
@@ -1080,14 +1085,7 @@ impl Gen<'_> {
             let t = self.raw_ty(v);
             quote!(core::mem::size_of::<#t>())
         });
-        let probe = match probe {
-            Probe::Null => quote!(ffi::Probe::Null),
-            Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
-            Probe::Capacity(n) => {
-                let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
-                quote!(ffi::Probe::Capacity(#n))
-            }
-        };
+        let probe = probe_tokens(probe);
         quote! {
             let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
                 #(#allocs)*
@@ -1148,6 +1146,18 @@ fn former_method(
         #[inline]
         pub fn #old(#receiver, #(#args),*) -> Result<#ret, Error> {
             self.#current(#(#arg_names),*)
+        }
+    }
+}
+
+/// `ffi::Probe` of the safe crate for a plan's probe.
+fn probe_tokens(probe: Probe) -> TokenStream {
+    match probe {
+        Probe::Null => quote!(ffi::Probe::Null),
+        Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
+        Probe::Capacity(n) => {
+            let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
+            quote!(ffi::Probe::Capacity(#n))
         }
     }
 }
