@@ -25,7 +25,12 @@
 //!   `version` filled in by the method.
 //! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows; a
 //!   count no real list has is [`Error::Implausible`], never an allocation.
-//! - The `serde` feature implements `serde::Serialize` for the data types.
+//! - The `serde` feature implements `serde::Serialize` for the data types, in the form a
+//!   derive would write for the Rust type: records as maps keyed by their Rust field names
+//!   (`{"bus_id_legacy": …}`), `Option`s as `null` or the value, unions read through their tag
+//!   as `{"Variant": value}` (`{"Unknown": {"tag", "bytes"}}`); an enum's value as the name of
+//!   its Rust constant (`"HOPPER"`), or its number where the header names none; bit flags as
+//!   their bits, a number; [`Value`] as its number.
 //! - [`sys`] is the raw layer, for anything else: the function table (`nvml.lib()`), every C
 //!   type and every constant of the header; [`raw`] converts between its records and this
 //!   crate's. The docs link the constants they name (`[sys::NVML_VALUE_NOT_AVAILABLE]`), and

@@ -85,9 +85,8 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlConfComputeGetKeyRotationThresholdInfo_st", 1)?;
-        st.serialize_field("attackerAdvantage", &self.attacker_advantage)?;
+        let mut st = s.serialize_struct("ConfComputeGetKeyRotationThresholdInfo", 1)?;
+        st.serialize_field("attacker_advantage", &self.attacker_advantage)?;
         st.end()
     }
 }
@@ -156,19 +155,19 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeGpuAttestationReport_st", 6)?;
+        let mut st = s.serialize_struct("ConfComputeGpuAttestationReport", 6)?;
         st.serialize_field(
-            "isCecAttestationReportPresent",
+            "is_cec_attestation_report_present",
             &self.is_cec_attestation_report_present,
         )?;
-        st.serialize_field("attestationReportSize", &self.attestation_report_size)?;
+        st.serialize_field("attestation_report_size", &self.attestation_report_size)?;
         st.serialize_field(
-            "cecAttestationReportSize",
+            "cec_attestation_report_size",
             &self.cec_attestation_report_size,
         )?;
         st.serialize_field("nonce", &self.nonce)?;
-        st.serialize_field("attestationReport", &self.attestation_report)?;
-        st.serialize_field("cecAttestationReport", &self.cec_attestation_report)?;
+        st.serialize_field("attestation_report", &self.attestation_report)?;
+        st.serialize_field("cec_attestation_report", &self.cec_attestation_report)?;
         st.end()
     }
 }
@@ -227,14 +226,14 @@ impl serde::Serialize for ConfComputeGpuCertificate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeGpuCertificate_st", 4)?;
-        st.serialize_field("certChainSize", &self.cert_chain_size)?;
+        let mut st = s.serialize_struct("ConfComputeGpuCertificate", 4)?;
+        st.serialize_field("cert_chain_size", &self.cert_chain_size)?;
         st.serialize_field(
-            "attestationCertChainSize",
+            "attestation_cert_chain_size",
             &self.attestation_cert_chain_size,
         )?;
-        st.serialize_field("certChain", &self.cert_chain)?;
-        st.serialize_field("attestationCertChain", &self.attestation_cert_chain)?;
+        st.serialize_field("cert_chain", &self.cert_chain)?;
+        st.serialize_field("attestation_cert_chain", &self.attestation_cert_chain)?;
         st.end()
     }
 }
@@ -274,9 +273,9 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeMemSizeInfo_st", 2)?;
-        st.serialize_field("protectedMemSizeKib", &self.protected_mem_size_kib)?;
-        st.serialize_field("unprotectedMemSizeKib", &self.unprotected_mem_size_kib)?;
+        let mut st = s.serialize_struct("ConfComputeMemSizeInfo", 2)?;
+        st.serialize_field("protected_mem_size_kib", &self.protected_mem_size_kib)?;
+        st.serialize_field("unprotected_mem_size_kib", &self.unprotected_mem_size_kib)?;
         st.end()
     }
 }
@@ -315,9 +314,8 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlConfComputeSetKeyRotationThresholdInfo_st", 1)?;
-        st.serialize_field("maxAttackerAdvantage", &self.max_attacker_advantage)?;
+        let mut st = s.serialize_struct("ConfComputeSetKeyRotationThresholdInfo", 1)?;
+        st.serialize_field("max_attacker_advantage", &self.max_attacker_advantage)?;
         st.end()
     }
 }
@@ -356,9 +354,9 @@ impl serde::Serialize for ConfComputeSystemCaps {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeSystemCaps_st", 2)?;
-        st.serialize_field("cpuCaps", &self.cpu_caps)?;
-        st.serialize_field("gpusCaps", &self.gpus_caps)?;
+        let mut st = s.serialize_struct("ConfComputeSystemCaps", 2)?;
+        st.serialize_field("cpu_caps", &self.cpu_caps)?;
+        st.serialize_field("gpus_caps", &self.gpus_caps)?;
         st.end()
     }
 }
@@ -400,10 +398,10 @@ impl serde::Serialize for ConfComputeSystemState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeSystemState_st", 3)?;
+        let mut st = s.serialize_struct("ConfComputeSystemState", 3)?;
         st.serialize_field("environment", &self.environment)?;
-        st.serialize_field("ccFeature", &self.cc_feature)?;
-        st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
+        st.serialize_field("cc_feature", &self.cc_feature)?;
+        st.serialize_field("dev_tools_mode", &self.dev_tools_mode)?;
         st.end()
     }
 }
@@ -485,12 +483,12 @@ impl serde::Serialize for SystemConfComputeSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v2_t", 5)?;
+        let mut st = s.serialize_struct("SystemConfComputeSettings", 5)?;
         st.serialize_field("environment", &self.environment)?;
-        st.serialize_field("ccFeature", &self.cc_feature)?;
-        st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
-        st.serialize_field("multiGpuMode", &self.multi_gpu_mode)?;
-        st.serialize_field("tdispState", &self.tdisp_state)?;
+        st.serialize_field("cc_feature", &self.cc_feature)?;
+        st.serialize_field("dev_tools_mode", &self.dev_tools_mode)?;
+        st.serialize_field("multi_gpu_mode", &self.multi_gpu_mode)?;
+        st.serialize_field("tdisp_state", &self.tdisp_state)?;
         st.end()
     }
 }

@@ -1919,12 +1919,12 @@ impl serde::Serialize for AdaptiveTgpModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlAdaptiveTgpModeInfo_v1_t", 5)?;
-        st.serialize_field("inBandEnableRequest", &self.in_band_enable_request)?;
-        st.serialize_field("featureAllowedByAdmin", &self.feature_allowed_by_admin)?;
-        st.serialize_field("adminOverrideEnabled", &self.admin_override_enabled)?;
-        st.serialize_field("enablementStatus", &self.enablement_status)?;
-        st.serialize_field("adjustedLimitMw", &self.adjusted_limit_mw)?;
+        let mut st = s.serialize_struct("AdaptiveTgpModeInfo", 5)?;
+        st.serialize_field("in_band_enable_request", &self.in_band_enable_request)?;
+        st.serialize_field("feature_allowed_by_admin", &self.feature_allowed_by_admin)?;
+        st.serialize_field("admin_override_enabled", &self.admin_override_enabled)?;
+        st.serialize_field("enablement_status", &self.enablement_status)?;
+        st.serialize_field("adjusted_limit_mw", &self.adjusted_limit_mw)?;
         st.end()
     }
 }
@@ -1968,9 +1968,9 @@ impl serde::Serialize for ClkMonFaultInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClkMonFaultInfo_struct", 2)?;
-        st.serialize_field("clkApiDomain", &self.clk_api_domain)?;
-        st.serialize_field("clkDomainFaultMask", &self.clk_domain_fault_mask)?;
+        let mut st = s.serialize_struct("ClkMonFaultInfo", 2)?;
+        st.serialize_field("clk_api_domain", &self.clk_api_domain)?;
+        st.serialize_field("clk_domain_fault_mask", &self.clk_domain_fault_mask)?;
         st.end()
     }
 }
@@ -2023,10 +2023,10 @@ impl serde::Serialize for ClkMonStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClkMonStatus_status", 3)?;
-        st.serialize_field("bGlobalStatus", &self.b_global_status)?;
-        st.serialize_field("clkMonListSize", &self.clk_mon_list_size)?;
-        st.serialize_field("clkMonList", &self.clk_mon_list)?;
+        let mut st = s.serialize_struct("ClkMonStatus", 3)?;
+        st.serialize_field("b_global_status", &self.b_global_status)?;
+        st.serialize_field("clk_mon_list_size", &self.clk_mon_list_size)?;
+        st.serialize_field("clk_mon_list", &self.clk_mon_list)?;
         st.end()
     }
 }
@@ -2076,12 +2076,12 @@ impl serde::Serialize for ClockOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClockOffset_v1_t", 5)?;
+        let mut st = s.serialize_struct("ClockOffset", 5)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("pstate", &self.pstate)?;
-        st.serialize_field("clockOffsetMHz", &self.clock_offset_m_hz)?;
-        st.serialize_field("minClockOffsetMHz", &self.min_clock_offset_m_hz)?;
-        st.serialize_field("maxClockOffsetMHz", &self.max_clock_offset_m_hz)?;
+        st.serialize_field("clock_offset_m_hz", &self.clock_offset_m_hz)?;
+        st.serialize_field("min_clock_offset_m_hz", &self.min_clock_offset_m_hz)?;
+        st.serialize_field("max_clock_offset_m_hz", &self.max_clock_offset_m_hz)?;
         st.end()
     }
 }
@@ -2122,7 +2122,7 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceCurrentClockFreqs_v1_t", 1)?;
+        let mut st = s.serialize_struct("DeviceCurrentClockFreqs", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -2162,7 +2162,7 @@ impl serde::Serialize for DevicePerfModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDevicePerfModes_v1_t", 1)?;
+        let mut st = s.serialize_struct("DevicePerfModes", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -2207,11 +2207,11 @@ impl serde::Serialize for DevicePowerMizerModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDevicePowerMizerModes_v1_t", 3)?;
-        st.serialize_field("currentMode", &self.current_mode)?;
+        let mut st = s.serialize_struct("DevicePowerMizerModes", 3)?;
+        st.serialize_field("current_mode", &self.current_mode)?;
         st.serialize_field("mode", &self.mode)?;
         st.serialize_field(
-            "supportedPowerMizerModes",
+            "supported_power_mizer_modes",
             &self.supported_power_mizer_modes,
         )?;
         st.end()
@@ -2252,8 +2252,8 @@ impl serde::Serialize for DramEncryptionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDramEncryptionInfo_v1_t", 1)?;
-        st.serialize_field("encryptionState", &self.encryption_state)?;
+        let mut st = s.serialize_struct("DramEncryptionInfo", 1)?;
+        st.serialize_field("encryption_state", &self.encryption_state)?;
         st.end()
     }
 }
@@ -2336,19 +2336,25 @@ impl serde::Serialize for EccSramErrorStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccSramErrorStatus_v1_t", 12)?;
-        st.serialize_field("aggregateUncParity", &self.aggregate_unc_parity)?;
-        st.serialize_field("aggregateUncSecDed", &self.aggregate_unc_sec_ded)?;
-        st.serialize_field("aggregateCor", &self.aggregate_cor)?;
-        st.serialize_field("volatileUncParity", &self.volatile_unc_parity)?;
-        st.serialize_field("volatileUncSecDed", &self.volatile_unc_sec_ded)?;
-        st.serialize_field("volatileCor", &self.volatile_cor)?;
-        st.serialize_field("aggregateUncBucketL2", &self.aggregate_unc_bucket_l2)?;
-        st.serialize_field("aggregateUncBucketSm", &self.aggregate_unc_bucket_sm)?;
-        st.serialize_field("aggregateUncBucketPcie", &self.aggregate_unc_bucket_pcie)?;
-        st.serialize_field("aggregateUncBucketMcu", &self.aggregate_unc_bucket_mcu)?;
-        st.serialize_field("aggregateUncBucketOther", &self.aggregate_unc_bucket_other)?;
-        st.serialize_field("bThresholdExceeded", &self.b_threshold_exceeded)?;
+        let mut st = s.serialize_struct("EccSramErrorStatus", 12)?;
+        st.serialize_field("aggregate_unc_parity", &self.aggregate_unc_parity)?;
+        st.serialize_field("aggregate_unc_sec_ded", &self.aggregate_unc_sec_ded)?;
+        st.serialize_field("aggregate_cor", &self.aggregate_cor)?;
+        st.serialize_field("volatile_unc_parity", &self.volatile_unc_parity)?;
+        st.serialize_field("volatile_unc_sec_ded", &self.volatile_unc_sec_ded)?;
+        st.serialize_field("volatile_cor", &self.volatile_cor)?;
+        st.serialize_field("aggregate_unc_bucket_l2", &self.aggregate_unc_bucket_l2)?;
+        st.serialize_field("aggregate_unc_bucket_sm", &self.aggregate_unc_bucket_sm)?;
+        st.serialize_field(
+            "aggregate_unc_bucket_pcie",
+            &self.aggregate_unc_bucket_pcie,
+        )?;
+        st.serialize_field("aggregate_unc_bucket_mcu", &self.aggregate_unc_bucket_mcu)?;
+        st.serialize_field(
+            "aggregate_unc_bucket_other",
+            &self.aggregate_unc_bucket_other,
+        )?;
+        st.serialize_field("b_threshold_exceeded", &self.b_threshold_exceeded)?;
         st.end()
     }
 }
@@ -2410,14 +2416,13 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlEccSramUniqueUncorrectedErrorEntry_v1_t", 7)?;
+        let mut st = s.serialize_struct("EccSramUniqueUncorrectedErrorEntry", 7)?;
         st.serialize_field("unit", &self.unit)?;
         st.serialize_field("location", &self.location)?;
         st.serialize_field("sublocation", &self.sublocation)?;
         st.serialize_field("extlocation", &self.extlocation)?;
         st.serialize_field("address", &self.address)?;
-        st.serialize_field("isParity", &self.is_parity)?;
+        st.serialize_field("is_parity", &self.is_parity)?;
         st.serialize_field("count", &self.count)?;
         st.end()
     }
@@ -2461,7 +2466,7 @@ impl serde::Serialize for FanSpeedInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFanSpeedInfo_v1_t", 2)?;
+        let mut st = s.serialize_struct("FanSpeedInfo", 2)?;
         st.serialize_field("fan", &self.fan)?;
         st.serialize_field("speed", &self.speed)?;
         st.end()
@@ -2507,7 +2512,7 @@ impl serde::Serialize for GpuDynamicPstatesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st", 1)?;
+        let mut st = s.serialize_struct("GpuDynamicPstatesInfo", 1)?;
         st.serialize_field("utilization", &self.utilization)?;
         st.end()
     }
@@ -2558,11 +2563,11 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st_utilization", 4)?;
-        st.serialize_field("bIsPresent", &self.b_is_present)?;
+        let mut st = s.serialize_struct("GpuDynamicPstatesInfoUtilization", 4)?;
+        st.serialize_field("b_is_present", &self.b_is_present)?;
         st.serialize_field("percentage", &self.percentage)?;
-        st.serialize_field("incThreshold", &self.inc_threshold)?;
-        st.serialize_field("decThreshold", &self.dec_threshold)?;
+        st.serialize_field("inc_threshold", &self.inc_threshold)?;
+        st.serialize_field("dec_threshold", &self.dec_threshold)?;
         st.end()
     }
 }
@@ -2599,7 +2604,7 @@ impl serde::Serialize for Hostname {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlHostname_v1_t", 1)?;
+        let mut st = s.serialize_struct("Hostname", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2639,8 +2644,8 @@ impl serde::Serialize for MarginTemperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMarginTemperature_v1_t", 1)?;
-        st.serialize_field("marginTemperature", &self.margin_temperature)?;
+        let mut st = s.serialize_struct("MarginTemperature", 1)?;
+        st.serialize_field("margin_temperature", &self.margin_temperature)?;
         st.end()
     }
 }
@@ -2782,21 +2787,21 @@ impl serde::Serialize for PlatformInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 11)?;
-        st.serialize_field("ibGuid", &self.ib_guid)?;
-        st.serialize_field("chassisSerialNumber", &self.chassis_serial_number)?;
-        st.serialize_field("slotNumber", &self.slot_number)?;
-        st.serialize_field("trayIndex", &self.tray_index)?;
-        st.serialize_field("hostId", &self.host_id)?;
-        st.serialize_field("peerType", &self.peer_type)?;
-        st.serialize_field("moduleId", &self.module_id)?;
-        st.serialize_field("rackGuid", &self.rack_guid)?;
+        let mut st = s.serialize_struct("PlatformInfo", 11)?;
+        st.serialize_field("ib_guid", &self.ib_guid)?;
+        st.serialize_field("chassis_serial_number", &self.chassis_serial_number)?;
+        st.serialize_field("slot_number", &self.slot_number)?;
+        st.serialize_field("tray_index", &self.tray_index)?;
+        st.serialize_field("host_id", &self.host_id)?;
+        st.serialize_field("peer_type", &self.peer_type)?;
+        st.serialize_field("module_id", &self.module_id)?;
+        st.serialize_field("rack_guid", &self.rack_guid)?;
         st.serialize_field(
-            "chassisPhysicalSlotNumber",
+            "chassis_physical_slot_number",
             &self.chassis_physical_slot_number,
         )?;
-        st.serialize_field("computeSlotIndex", &self.compute_slot_index)?;
-        st.serialize_field("nodeIndex", &self.node_index)?;
+        st.serialize_field("compute_slot_index", &self.compute_slot_index)?;
+        st.serialize_field("node_index", &self.node_index)?;
         st.end()
     }
 }
@@ -2838,9 +2843,9 @@ impl serde::Serialize for PowerValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerValue_v2_t", 2)?;
-        st.serialize_field("powerScope", &self.power_scope)?;
-        st.serialize_field("powerValueMw", &self.power_value_mw)?;
+        let mut st = s.serialize_struct("PowerValue", 2)?;
+        st.serialize_field("power_scope", &self.power_scope)?;
+        st.serialize_field("power_value_mw", &self.power_value_mw)?;
         st.end()
     }
 }
@@ -2906,15 +2911,15 @@ impl serde::Serialize for ProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessUtilizationInfo_v1_t", 8)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
+        let mut st = s.serialize_struct("ProcessUtilizationInfo", 8)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
-        st.serialize_field("jpgUtil", &self.jpg_util)?;
-        st.serialize_field("ofaUtil", &self.ofa_util)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
+        st.serialize_field("jpg_util", &self.jpg_util)?;
+        st.serialize_field("ofa_util", &self.ofa_util)?;
         st.end()
     }
 }
@@ -2974,13 +2979,13 @@ impl serde::Serialize for ProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessUtilizationSample_st", 6)?;
+        let mut st = s.serialize_struct("ProcessUtilizationSample", 6)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
         st.end()
     }
 }
@@ -3036,13 +3041,13 @@ impl serde::Serialize for RemappedRowsInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRemappedRowsInfo_v2_t", 6)?;
-        st.serialize_field("corrActiveRemaps", &self.corr_active_remaps)?;
-        st.serialize_field("corrInactiveRemaps", &self.corr_inactive_remaps)?;
-        st.serialize_field("uncActiveRemaps", &self.unc_active_remaps)?;
-        st.serialize_field("uncInactiveRemaps", &self.unc_inactive_remaps)?;
-        st.serialize_field("bPending", &self.b_pending)?;
-        st.serialize_field("bFailureOccurred", &self.b_failure_occurred)?;
+        let mut st = s.serialize_struct("RemappedRowsInfo", 6)?;
+        st.serialize_field("corr_active_remaps", &self.corr_active_remaps)?;
+        st.serialize_field("corr_inactive_remaps", &self.corr_inactive_remaps)?;
+        st.serialize_field("unc_active_remaps", &self.unc_active_remaps)?;
+        st.serialize_field("unc_inactive_remaps", &self.unc_inactive_remaps)?;
+        st.serialize_field("b_pending", &self.b_pending)?;
+        st.serialize_field("b_failure_occurred", &self.b_failure_occurred)?;
         st.end()
     }
 }
@@ -3080,8 +3085,8 @@ impl serde::Serialize for RusdSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRusdSettings_v1_t", 1)?;
-        st.serialize_field("pollMask", &self.poll_mask)?;
+        let mut st = s.serialize_struct("RusdSettings", 1)?;
+        st.serialize_field("poll_mask", &self.poll_mask)?;
         st.end()
     }
 }

@@ -102,8 +102,8 @@ impl serde::Serialize for GspFirmwareMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("GspFirmwareMode", 2)?;
-        st.serialize_field("isEnabled", &self.is_enabled)?;
-        st.serialize_field("defaultMode", &self.default_mode)?;
+        st.serialize_field("is_enabled", &self.is_enabled)?;
+        st.serialize_field("default_mode", &self.default_mode)?;
         st.end()
     }
 }
@@ -122,7 +122,7 @@ impl serde::Serialize for LastBbxFlushTime {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("LastBbxFlushTime", 2)?;
         st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("durationUs", &self.duration_us)?;
+        st.serialize_field("duration_us", &self.duration_us)?;
         st.end()
     }
 }

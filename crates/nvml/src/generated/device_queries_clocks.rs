@@ -64,8 +64,8 @@ impl serde::Serialize for AutoBoostedClocksEnabled {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("AutoBoostedClocksEnabled", 2)?;
-        st.serialize_field("isEnabled", &self.is_enabled)?;
-        st.serialize_field("defaultIsEnabled", &self.default_is_enabled)?;
+        st.serialize_field("is_enabled", &self.is_enabled)?;
+        st.serialize_field("default_is_enabled", &self.default_is_enabled)?;
         st.end()
     }
 }
@@ -86,8 +86,8 @@ impl serde::Serialize for GpcClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("GpcClockMinMaxVfOffset", 2)?;
-        st.serialize_field("minOffset", &self.min_offset)?;
-        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.serialize_field("min_offset", &self.min_offset)?;
+        st.serialize_field("max_offset", &self.max_offset)?;
         st.end()
     }
 }
@@ -108,8 +108,8 @@ impl serde::Serialize for MemClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MemClockMinMaxVfOffset", 2)?;
-        st.serialize_field("minOffset", &self.min_offset)?;
-        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.serialize_field("min_offset", &self.min_offset)?;
+        st.serialize_field("max_offset", &self.max_offset)?;
         st.end()
     }
 }
@@ -130,8 +130,8 @@ impl serde::Serialize for MinMaxClockOfPstate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MinMaxClockOfPstate", 2)?;
-        st.serialize_field("minClockMHz", &self.min_clock_m_hz)?;
-        st.serialize_field("maxClockMHz", &self.max_clock_m_hz)?;
+        st.serialize_field("min_clock_m_hz", &self.min_clock_m_hz)?;
+        st.serialize_field("max_clock_m_hz", &self.max_clock_m_hz)?;
         st.end()
     }
 }

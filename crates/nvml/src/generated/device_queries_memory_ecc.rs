@@ -106,10 +106,10 @@ impl serde::Serialize for RemappedRows {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("RemappedRows", 4)?;
-        st.serialize_field("corrRows", &self.corr_rows)?;
-        st.serialize_field("uncRows", &self.unc_rows)?;
-        st.serialize_field("isPending", &self.is_pending)?;
-        st.serialize_field("failureOccurred", &self.failure_occurred)?;
+        st.serialize_field("corr_rows", &self.corr_rows)?;
+        st.serialize_field("unc_rows", &self.unc_rows)?;
+        st.serialize_field("is_pending", &self.is_pending)?;
+        st.serialize_field("failure_occurred", &self.failure_occurred)?;
         st.end()
     }
 }

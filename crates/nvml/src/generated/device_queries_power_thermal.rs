@@ -87,8 +87,8 @@ impl serde::Serialize for Temperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlTemperature_v1_t", 2)?;
-        st.serialize_field("sensorType", &self.sensor_type)?;
+        let mut st = s.serialize_struct("Temperature", 2)?;
+        st.serialize_field("sensor_type", &self.sensor_type)?;
         st.serialize_field("temperature", &self.temperature)?;
         st.end()
     }
@@ -107,8 +107,8 @@ impl serde::Serialize for MinMaxFanSpeed {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MinMaxFanSpeed", 2)?;
-        st.serialize_field("minSpeed", &self.min_speed)?;
-        st.serialize_field("maxSpeed", &self.max_speed)?;
+        st.serialize_field("min_speed", &self.min_speed)?;
+        st.serialize_field("max_speed", &self.max_speed)?;
         st.end()
     }
 }
@@ -126,8 +126,8 @@ impl serde::Serialize for PowerManagementLimitConstraints {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("PowerManagementLimitConstraints", 2)?;
-        st.serialize_field("minLimit", &self.min_limit)?;
-        st.serialize_field("maxLimit", &self.max_limit)?;
+        st.serialize_field("min_limit", &self.min_limit)?;
+        st.serialize_field("max_limit", &self.max_limit)?;
         st.end()
     }
 }

@@ -65,7 +65,7 @@ impl serde::Serialize for DecoderUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("DecoderUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -85,9 +85,9 @@ impl serde::Serialize for EncoderStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("EncoderStats", 3)?;
-        st.serialize_field("sessionCount", &self.session_count)?;
-        st.serialize_field("averageFps", &self.average_fps)?;
-        st.serialize_field("averageLatency", &self.average_latency)?;
+        st.serialize_field("session_count", &self.session_count)?;
+        st.serialize_field("average_fps", &self.average_fps)?;
+        st.serialize_field("average_latency", &self.average_latency)?;
         st.end()
     }
 }
@@ -106,7 +106,7 @@ impl serde::Serialize for EncoderUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("EncoderUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -125,7 +125,7 @@ impl serde::Serialize for JpgUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("JpgUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -144,7 +144,7 @@ impl serde::Serialize for OfaUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("OfaUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }

@@ -1549,10 +1549,10 @@ impl serde::Serialize for BAR1Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBAR1Memory_st", 3)?;
-        st.serialize_field("bar1Total", &self.bar1_total)?;
-        st.serialize_field("bar1Free", &self.bar1_free)?;
-        st.serialize_field("bar1Used", &self.bar1_used)?;
+        let mut st = s.serialize_struct("BAR1Memory", 3)?;
+        st.serialize_field("bar1_total", &self.bar1_total)?;
+        st.serialize_field("bar1_free", &self.bar1_free)?;
+        st.serialize_field("bar1_used", &self.bar1_used)?;
         st.end()
     }
 }
@@ -1589,8 +1589,8 @@ impl serde::Serialize for BBXTimeData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBBXTimeData_v1_t", 1)?;
-        st.serialize_field("timeRun", &self.time_run)?;
+        let mut st = s.serialize_struct("BBXTimeData", 1)?;
+        st.serialize_field("time_run", &self.time_run)?;
         st.end()
     }
 }
@@ -1640,9 +1640,9 @@ impl serde::Serialize for BridgeChipHierarchy {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBridgeChipHierarchy_st", 2)?;
-        st.serialize_field("bridgeCount", &self.bridge_count)?;
-        st.serialize_field("bridgeChipInfo", &self.bridge_chip_info)?;
+        let mut st = s.serialize_struct("BridgeChipHierarchy", 2)?;
+        st.serialize_field("bridge_count", &self.bridge_count)?;
+        st.serialize_field("bridge_chip_info", &self.bridge_chip_info)?;
         st.end()
     }
 }
@@ -1684,9 +1684,9 @@ impl serde::Serialize for BridgeChipInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBridgeChipInfo_st", 2)?;
+        let mut st = s.serialize_struct("BridgeChipInfo", 2)?;
         st.serialize_field("type", &self.r#type)?;
-        st.serialize_field("fwVersion", &self.fw_version)?;
+        st.serialize_field("fw_version", &self.fw_version)?;
         st.end()
     }
 }
@@ -1722,8 +1722,8 @@ impl serde::Serialize for C2cModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlC2cModeInfo_v1_t", 1)?;
-        st.serialize_field("isC2cEnabled", &self.is_c2c_enabled)?;
+        let mut st = s.serialize_struct("C2cModeInfo", 1)?;
+        st.serialize_field("is_c2c_enabled", &self.is_c2c_enabled)?;
         st.end()
     }
 }
@@ -1769,9 +1769,9 @@ impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCoolerInfo_v1_t", 3)?;
+        let mut st = s.serialize_struct("CoolerInfo", 3)?;
         st.serialize_field("index", &self.index)?;
-        st.serialize_field("signalType", &self.signal_type)?;
+        st.serialize_field("signal_type", &self.signal_type)?;
         st.serialize_field("target", &self.target)?;
         st.end()
     }
@@ -1815,7 +1815,7 @@ impl serde::Serialize for CoreRailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCoreRailMetrics_t", 1)?;
+        let mut st = s.serialize_struct("CoreRailMetrics", 1)?;
         st.serialize_field("rails", &self.rails)?;
         st.end()
     }
@@ -1855,7 +1855,7 @@ impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceAddressingMode_v1_t", 1)?;
+        let mut st = s.serialize_struct("DeviceAddressingMode", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -1925,19 +1925,19 @@ impl serde::Serialize for DeviceAttributes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceAttributes_st", 9)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
-        st.serialize_field("gpuInstanceSliceCount", &self.gpu_instance_slice_count)?;
+        let mut st = s.serialize_struct("DeviceAttributes", 9)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("shared_copy_engine_count", &self.shared_copy_engine_count)?;
+        st.serialize_field("shared_decoder_count", &self.shared_decoder_count)?;
+        st.serialize_field("shared_encoder_count", &self.shared_encoder_count)?;
+        st.serialize_field("shared_jpeg_count", &self.shared_jpeg_count)?;
+        st.serialize_field("shared_ofa_count", &self.shared_ofa_count)?;
+        st.serialize_field("gpu_instance_slice_count", &self.gpu_instance_slice_count)?;
         st.serialize_field(
-            "computeInstanceSliceCount",
+            "compute_instance_slice_count",
             &self.compute_instance_slice_count,
         )?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
+        st.serialize_field("memory_size_mb", &self.memory_size_mb)?;
         st.end()
     }
 }
@@ -1980,9 +1980,9 @@ impl serde::Serialize for EccBankRemapperHistogram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccBankRemapperHistogram_v1_t", 2)?;
-        st.serialize_field("maxSpareGroupCount", &self.max_spare_group_count)?;
-        st.serialize_field("noSpareGroupCount", &self.no_spare_group_count)?;
+        let mut st = s.serialize_struct("EccBankRemapperHistogram", 2)?;
+        st.serialize_field("max_spare_group_count", &self.max_spare_group_count)?;
+        st.serialize_field("no_spare_group_count", &self.no_spare_group_count)?;
         st.end()
     }
 }
@@ -2033,10 +2033,10 @@ impl serde::Serialize for EccBankRemapperStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccBankRemapperStatus_v1_t", 4)?;
-        st.serialize_field("activeRemappings", &self.active_remappings)?;
-        st.serialize_field("inactiveRemappings", &self.inactive_remappings)?;
-        st.serialize_field("bPending", &self.b_pending)?;
+        let mut st = s.serialize_struct("EccBankRemapperStatus", 4)?;
+        st.serialize_field("active_remappings", &self.active_remappings)?;
+        st.serialize_field("inactive_remappings", &self.inactive_remappings)?;
+        st.serialize_field("b_pending", &self.b_pending)?;
         st.serialize_field("histogram", &self.histogram)?;
         st.end()
     }
@@ -2090,11 +2090,11 @@ impl serde::Serialize for EccErrorCounts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccErrorCounts_st", 4)?;
-        st.serialize_field("l1Cache", &self.l1_cache)?;
-        st.serialize_field("l2Cache", &self.l2_cache)?;
-        st.serialize_field("deviceMemory", &self.device_memory)?;
-        st.serialize_field("registerFile", &self.register_file)?;
+        let mut st = s.serialize_struct("EccErrorCounts", 4)?;
+        st.serialize_field("l1_cache", &self.l1_cache)?;
+        st.serialize_field("l2_cache", &self.l2_cache)?;
+        st.serialize_field("device_memory", &self.device_memory)?;
+        st.serialize_field("register_file", &self.register_file)?;
         st.end()
     }
 }
@@ -2141,7 +2141,7 @@ impl serde::Serialize for GpuThermalSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuThermalSettings_t", 2)?;
+        let mut st = s.serialize_struct("GpuThermalSettings", 2)?;
         st.serialize_field("count", &self.count)?;
         st.serialize_field("sensor", &self.sensor)?;
         st.end()
@@ -2192,11 +2192,11 @@ impl serde::Serialize for GpuThermalSettingsSensor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuThermalSettings_t_sensor", 5)?;
+        let mut st = s.serialize_struct("GpuThermalSettingsSensor", 5)?;
         st.serialize_field("controller", &self.controller)?;
-        st.serialize_field("defaultMinTemp", &self.default_min_temp)?;
-        st.serialize_field("defaultMaxTemp", &self.default_max_temp)?;
-        st.serialize_field("currentTemp", &self.current_temp)?;
+        st.serialize_field("default_min_temp", &self.default_min_temp)?;
+        st.serialize_field("default_max_temp", &self.default_max_temp)?;
+        st.serialize_field("current_temp", &self.current_temp)?;
         st.serialize_field("target", &self.target)?;
         st.end()
     }
@@ -2234,7 +2234,7 @@ impl serde::Serialize for GpuUptime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuUptime_v1_t", 1)?;
+        let mut st = s.serialize_struct("GpuUptime", 1)?;
         st.serialize_field("uptime", &self.uptime)?;
         st.end()
     }
@@ -2311,7 +2311,7 @@ impl serde::Serialize for Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMemory_v2_st", 4)?;
+        let mut st = s.serialize_struct("Memory", 4)?;
         st.serialize_field("total", &self.total)?;
         st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("free", &self.free)?;
@@ -2357,7 +2357,7 @@ impl serde::Serialize for NvLinkUtilizationControl {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkUtilizationControl_st", 2)?;
+        let mut st = s.serialize_struct("NvLinkUtilizationControl", 2)?;
         st.serialize_field("units", &self.units)?;
         st.serialize_field("pktfilter", &self.pktfilter)?;
         st.end()
@@ -2431,13 +2431,13 @@ impl serde::Serialize for ObservedMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlObservedMetrics_t", 6)?;
-        st.serialize_field("initialDramclkEst", &self.initial_dramclk_est)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("coreRail", &self.core_rail)?;
-        st.serialize_field("fbRail", &self.fb_rail)?;
-        st.serialize_field("tgpPwrTuple", &self.tgp_pwr_tuple)?;
-        st.serialize_field("perfMetrics", &self.perf_metrics)?;
+        let mut st = s.serialize_struct("ObservedMetrics", 6)?;
+        st.serialize_field("initial_dramclk_est", &self.initial_dramclk_est)?;
+        st.serialize_field("b_valid", &self.b_valid)?;
+        st.serialize_field("core_rail", &self.core_rail)?;
+        st.serialize_field("fb_rail", &self.fb_rail)?;
+        st.serialize_field("tgp_pwr_tuple", &self.tgp_pwr_tuple)?;
+        st.serialize_field("perf_metrics", &self.perf_metrics)?;
         st.end()
     }
 }
@@ -2504,15 +2504,15 @@ impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPciInfoExt_v1_t", 8)?;
+        let mut st = s.serialize_struct("PciInfoExt", 8)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
         st.serialize_field("device", &self.device)?;
-        st.serialize_field("pciDeviceId", &self.pci_device_id)?;
-        st.serialize_field("pciSubSystemId", &self.pci_sub_system_id)?;
-        st.serialize_field("baseClass", &self.base_class)?;
-        st.serialize_field("subClass", &self.sub_class)?;
-        st.serialize_field("busId", &self.bus_id)?;
+        st.serialize_field("pci_device_id", &self.pci_device_id)?;
+        st.serialize_field("pci_sub_system_id", &self.pci_sub_system_id)?;
+        st.serialize_field("base_class", &self.base_class)?;
+        st.serialize_field("sub_class", &self.sub_class)?;
+        st.serialize_field("bus_id", &self.bus_id)?;
         st.end()
     }
 }
@@ -2574,14 +2574,14 @@ impl serde::Serialize for PciInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPciInfo_st", 7)?;
-        st.serialize_field("busIdLegacy", &self.bus_id_legacy)?;
+        let mut st = s.serialize_struct("PciInfo", 7)?;
+        st.serialize_field("bus_id_legacy", &self.bus_id_legacy)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
         st.serialize_field("device", &self.device)?;
-        st.serialize_field("pciDeviceId", &self.pci_device_id)?;
-        st.serialize_field("pciSubSystemId", &self.pci_sub_system_id)?;
-        st.serialize_field("busId", &self.bus_id)?;
+        st.serialize_field("pci_device_id", &self.pci_device_id)?;
+        st.serialize_field("pci_sub_system_id", &self.pci_sub_system_id)?;
+        st.serialize_field("bus_id", &self.bus_id)?;
         st.end()
     }
 }
@@ -2620,7 +2620,7 @@ impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPdi_v1_t", 1)?;
+        let mut st = s.serialize_struct("Pdi", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2669,8 +2669,8 @@ impl serde::Serialize for PerfMetricControllerSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricControllerSample_t", 2)?;
-        st.serialize_field("controllerType", &self.data.tag())?;
+        let mut st = s.serialize_struct("PerfMetricControllerSample", 2)?;
+        st.serialize_field("controller_type", &self.data.tag())?;
         st.serialize_field("data", &self.data)?;
         st.end()
     }
@@ -2712,8 +2712,8 @@ impl serde::Serialize for PerfMetricsDlppc2xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsDlppc2xSample_t", 1)?;
-        st.serialize_field("observedMetrics", &self.observed_metrics)?;
+        let mut st = s.serialize_struct("PerfMetricsDlppc2xSample", 1)?;
+        st.serialize_field("observed_metrics", &self.observed_metrics)?;
         st.end()
     }
 }
@@ -2753,8 +2753,8 @@ impl serde::Serialize for PerfMetricsPfpp1xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsPfpp1xSample_t", 1)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
+        let mut st = s.serialize_struct("PerfMetricsPfpp1xSample", 1)?;
+        st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
         st.end()
     }
 }
@@ -2804,9 +2804,9 @@ impl serde::Serialize for PerfMetricsSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsSample_t", 2)?;
-        st.serialize_field("numControllerData", &self.num_controller_data)?;
-        st.serialize_field("controllerData", &self.controller_data)?;
+        let mut st = s.serialize_struct("PerfMetricsSample", 2)?;
+        st.serialize_field("num_controller_data", &self.num_controller_data)?;
+        st.serialize_field("controller_data", &self.controller_data)?;
         st.end()
     }
 }
@@ -2855,8 +2855,8 @@ impl serde::Serialize for PerfMetricsSamples {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsSamples_v1_t", 2)?;
-        st.serialize_field("numSamples", &self.num_samples)?;
+        let mut st = s.serialize_struct("PerfMetricsSamples", 2)?;
+        st.serialize_field("num_samples", &self.num_samples)?;
         st.serialize_field("samples", &self.samples)?;
         st.end()
     }
@@ -2894,8 +2894,8 @@ impl serde::Serialize for PmgrPwrTuple {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPmgrPwrTuple_t", 1)?;
-        st.serialize_field("pwrmW", &self.pwrm_w)?;
+        let mut st = s.serialize_struct("PmgrPwrTuple", 1)?;
+        st.serialize_field("pwrm_w", &self.pwrm_w)?;
         st.end()
     }
 }
@@ -2959,13 +2959,13 @@ impl serde::Serialize for ProcessDetail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessDetail_v1_t", 5)?;
+        let mut st = s.serialize_struct("ProcessDetail", 5)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.serialize_field(
-            "usedGpuCcProtectedMemory",
+            "used_gpu_cc_protected_memory",
             &self.used_gpu_cc_protected_memory,
         )?;
         st.end()
@@ -3053,11 +3053,11 @@ impl serde::Serialize for ProcessInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessInfo_v2_st", 4)?;
+        let mut st = s.serialize_struct("ProcessInfo", 4)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.end()
     }
 }
@@ -3109,10 +3109,9 @@ impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlPwrModelMetricsDlppm1xDramclkEstimates_t", 2)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
-        st.serialize_field("numEstimatedMetrics", &self.num_estimated_metrics)?;
+        let mut st = s.serialize_struct("PwrModelMetricsDlppm1xDramclkEstimates", 2)?;
+        st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
+        st.serialize_field("num_estimated_metrics", &self.num_estimated_metrics)?;
         st.end()
     }
 }
@@ -3151,7 +3150,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1xPerf_t", 1)?;
+        let mut st = s.serialize_struct("PwrModelMetricsDlppm1xPerf", 1)?;
         st.serialize_field("perfms", &self.perfms)?;
         st.end()
     }
@@ -3211,12 +3210,12 @@ impl serde::Serialize for PwrModelMetricsDlppm1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1x_t", 5)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("coreRail", &self.core_rail)?;
-        st.serialize_field("fbRail", &self.fb_rail)?;
-        st.serialize_field("tgpPwrTuple", &self.tgp_pwr_tuple)?;
-        st.serialize_field("perfMetrics", &self.perf_metrics)?;
+        let mut st = s.serialize_struct("PwrModelMetricsDlppm1x", 5)?;
+        st.serialize_field("b_valid", &self.b_valid)?;
+        st.serialize_field("core_rail", &self.core_rail)?;
+        st.serialize_field("fb_rail", &self.fb_rail)?;
+        st.serialize_field("tgp_pwr_tuple", &self.tgp_pwr_tuple)?;
+        st.serialize_field("perf_metrics", &self.perf_metrics)?;
         st.end()
     }
 }
@@ -3286,13 +3285,13 @@ impl serde::Serialize for PwrModelMetricsPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsPfpp1x_t", 6)?;
-        st.serialize_field("numVfPoints", &self.num_vf_points)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("maxPerfPerWattPoint", &self.max_perf_per_watt_point)?;
-        st.serialize_field("fmaxAtVmaxPoint", &self.fmax_at_vmax_point)?;
-        st.serialize_field("tgpHeadroommW", &self.tgp_headroomm_w)?;
+        let mut st = s.serialize_struct("PwrModelMetricsPfpp1x", 6)?;
+        st.serialize_field("num_vf_points", &self.num_vf_points)?;
+        st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
+        st.serialize_field("b_valid", &self.b_valid)?;
+        st.serialize_field("max_perf_per_watt_point", &self.max_perf_per_watt_point)?;
+        st.serialize_field("fmax_at_vmax_point", &self.fmax_at_vmax_point)?;
+        st.serialize_field("tgp_headroomm_w", &self.tgp_headroomm_w)?;
         st.end()
     }
 }
@@ -3337,9 +3336,9 @@ impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsSamplePfpp1x_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("estTgpPwrmW", &self.est_tgp_pwrm_w)?;
+        let mut st = s.serialize_struct("PwrModelMetricsSamplePfpp1x", 2)?;
+        st.serialize_field("freqk_hz", &self.freqk_hz)?;
+        st.serialize_field("est_tgp_pwrm_w", &self.est_tgp_pwrm_w)?;
         st.end()
     }
 }
@@ -3382,9 +3381,9 @@ impl serde::Serialize for PwrModelOperatingPointPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelOperatingPointPfpp1x_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("pwrmW", &self.pwrm_w)?;
+        let mut st = s.serialize_struct("PwrModelOperatingPointPfpp1x", 2)?;
+        st.serialize_field("freqk_hz", &self.freqk_hz)?;
+        st.serialize_field("pwrm_w", &self.pwrm_w)?;
         st.end()
     }
 }
@@ -3425,9 +3424,9 @@ impl serde::Serialize for RailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRailMetrics_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("utilPct", &self.util_pct)?;
+        let mut st = s.serialize_struct("RailMetrics", 2)?;
+        st.serialize_field("freqk_hz", &self.freqk_hz)?;
+        st.serialize_field("util_pct", &self.util_pct)?;
         st.end()
     }
 }
@@ -3468,9 +3467,9 @@ impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRepairStatus_v1_t", 2)?;
-        st.serialize_field("bChannelRepairPending", &self.b_channel_repair_pending)?;
-        st.serialize_field("bTpcRepairPending", &self.b_tpc_repair_pending)?;
+        let mut st = s.serialize_struct("RepairStatus", 2)?;
+        st.serialize_field("b_channel_repair_pending", &self.b_channel_repair_pending)?;
+        st.serialize_field("b_tpc_repair_pending", &self.b_tpc_repair_pending)?;
         st.end()
     }
 }
@@ -3524,7 +3523,7 @@ impl serde::Serialize for RowRemapperHistogramValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRowRemapperHistogramValues_st", 5)?;
+        let mut st = s.serialize_struct("RowRemapperHistogramValues", 5)?;
         st.serialize_field("max", &self.max)?;
         st.serialize_field("high", &self.high)?;
         st.serialize_field("partial", &self.partial)?;
@@ -3574,9 +3573,9 @@ impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSample_st", 2)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("sampleValue", &self.sample_value)?;
+        let mut st = s.serialize_struct("Sample", 2)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sample_value", &self.sample_value)?;
         st.end()
     }
 }
@@ -3621,7 +3620,7 @@ impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUUID_v1_t", 2)?;
+        let mut st = s.serialize_struct("UUID", 2)?;
         st.serialize_field("type", &self.value.tag())?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -3661,8 +3660,8 @@ impl serde::Serialize for UnrepairableMemoryStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUnrepairableMemoryStatus_v1_t", 1)?;
-        st.serialize_field("bUnrepairableMemory", &self.b_unrepairable_memory)?;
+        let mut st = s.serialize_struct("UnrepairableMemoryStatus", 1)?;
+        st.serialize_field("b_unrepairable_memory", &self.b_unrepairable_memory)?;
         st.end()
     }
 }
@@ -3705,7 +3704,7 @@ impl serde::Serialize for Utilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUtilization_st", 2)?;
+        let mut st = s.serialize_struct("Utilization", 2)?;
         st.serialize_field("gpu", &self.gpu)?;
         st.serialize_field("memory", &self.memory)?;
         st.end()
@@ -3749,9 +3748,9 @@ impl serde::Serialize for ViolationTime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlViolationTime_st", 2)?;
-        st.serialize_field("referenceTime", &self.reference_time)?;
-        st.serialize_field("violationTime", &self.violation_time)?;
+        let mut st = s.serialize_struct("ViolationTime", 2)?;
+        st.serialize_field("reference_time", &self.reference_time)?;
+        st.serialize_field("violation_time", &self.violation_time)?;
         st.end()
     }
 }
@@ -3840,24 +3839,27 @@ impl Default for PerfMetricControllerData {
         PerfMetricControllerData::from_raw_tagged(0, &Default::default())
     }
 }
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+/// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+/// unknown tag as `{"Unknown": {tag, bytes}}`.
 #[cfg(feature = "serde")]
 impl serde::Serialize for PerfMetricControllerData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStructVariant;
         match self {
             PerfMetricControllerData::Dlppc2x(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("dlppc2x", v)?;
-                m.end()
+                s.serialize_newtype_variant("PerfMetricControllerData", 0, "Dlppc2x", v)
             }
             PerfMetricControllerData::Pfpp1x(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("pfpp1x", v)?;
-                m.end()
+                s.serialize_newtype_variant("PerfMetricControllerData", 1, "Pfpp1x", v)
             }
             PerfMetricControllerData::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
+                let mut st = s
+                    .serialize_struct_variant(
+                        "PerfMetricControllerData",
+                        2,
+                        "Unknown",
+                        2,
+                    )?;
                 st.serialize_field("tag", tag)?;
                 st.serialize_field("bytes", bytes)?;
                 st.end()
@@ -3941,24 +3943,19 @@ impl Default for UuidValue {
         UuidValue::from_raw_tagged(0, &Default::default())
     }
 }
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+/// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+/// unknown tag as `{"Unknown": {tag, bytes}}`.
 #[cfg(feature = "serde")]
 impl serde::Serialize for UuidValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStructVariant;
         match self {
-            UuidValue::Str(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("str", v)?;
-                m.end()
-            }
+            UuidValue::Str(v) => s.serialize_newtype_variant("UuidValue", 0, "Str", v),
             UuidValue::Bytes(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("bytes", v)?;
-                m.end()
+                s.serialize_newtype_variant("UuidValue", 1, "Bytes", v)
             }
             UuidValue::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
+                let mut st = s.serialize_struct_variant("UuidValue", 2, "Unknown", 2)?;
                 st.serialize_field("tag", tag)?;
                 st.serialize_field("bytes", bytes)?;
                 st.end()

@@ -372,11 +372,11 @@ impl serde::Serialize for EventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventData_st", 4)?;
-        st.serialize_field("eventType", &self.event_type)?;
-        st.serialize_field("eventData", &self.event_data)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        let mut st = s.serialize_struct("EventData", 4)?;
+        st.serialize_field("event_type", &self.event_type)?;
+        st.serialize_field("event_data", &self.event_data)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.end()
     }
 }
@@ -415,7 +415,7 @@ impl serde::Serialize for EventSetGetContextCount {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventSetGetContextCount_v1_t", 1)?;
+        let mut st = s.serialize_struct("EventSetGetContextCount", 1)?;
         st.serialize_field("count", &self.count)?;
         st.end()
     }
@@ -472,15 +472,18 @@ impl serde::Serialize for EventSetGetContextInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventSetGetContextInfo_v1_t", 5)?;
+        let mut st = s.serialize_struct("EventSetGetContextInfo", 5)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field(
-            "nvmlGpuOperationalEventContextType",
+            "nvml_gpu_operational_event_context_type",
             &self.nvml_gpu_operational_event_context_type,
         )?;
-        st.serialize_field("sourceEventContextType", &self.source_event_context_type)?;
-        st.serialize_field("dataSize", &self.data_size)?;
-        st.serialize_field("dataFormatVersion", &self.data_format_version)?;
+        st.serialize_field(
+            "source_event_context_type",
+            &self.source_event_context_type,
+        )?;
+        st.serialize_field("data_size", &self.data_size)?;
+        st.serialize_field("data_format_version", &self.data_format_version)?;
         st.end()
     }
 }
@@ -526,12 +529,9 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct(
-                "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t",
-                2,
-            )?;
+            .serialize_struct("EventSetGetGpuOperationalEventContextLegacyXid", 2)?;
         st.serialize_field("index", &self.index)?;
-        st.serialize_field("xidCode", &self.xid_code)?;
+        st.serialize_field("xid_code", &self.xid_code)?;
         st.end()
     }
 }
@@ -572,9 +572,9 @@ impl serde::Serialize for SystemEventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventData_v1_t", 2)?;
-        st.serialize_field("eventType", &self.event_type)?;
-        st.serialize_field("gpuId", &self.gpu_id)?;
+        let mut st = s.serialize_struct("SystemEventData", 2)?;
+        st.serialize_field("event_type", &self.event_type)?;
+        st.serialize_field("gpu_id", &self.gpu_id)?;
         st.end()
     }
 }
@@ -615,7 +615,7 @@ impl serde::Serialize for SystemEventSetCreateRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetCreateRequest_v1_t", 0)?;
+        let mut st = s.serialize_struct("SystemEventSetCreateRequest", 0)?;
         st.end()
     }
 }
@@ -656,7 +656,7 @@ impl serde::Serialize for SystemEventSetFreeRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetFreeRequest_v1_t", 0)?;
+        let mut st = s.serialize_struct("SystemEventSetFreeRequest", 0)?;
         st.end()
     }
 }
@@ -703,8 +703,8 @@ impl serde::Serialize for SystemRegisterEventRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemRegisterEventRequest_v1_t", 1)?;
-        st.serialize_field("eventTypes", &self.event_types)?;
+        let mut st = s.serialize_struct("SystemRegisterEventRequest", 1)?;
+        st.serialize_field("event_types", &self.event_types)?;
         st.end()
     }
 }

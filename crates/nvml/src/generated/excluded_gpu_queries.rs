@@ -88,8 +88,8 @@ impl serde::Serialize for ExcludedDeviceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlExcludedDeviceInfo_st", 2)?;
-        st.serialize_field("pciInfo", &self.pci_info)?;
+        let mut st = s.serialize_struct("ExcludedDeviceInfo", 2)?;
+        st.serialize_field("pci_info", &self.pci_info)?;
         st.serialize_field("uuid", &self.uuid)?;
         st.end()
     }

@@ -2645,12 +2645,12 @@ impl serde::Serialize for FieldValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFieldValue_st", 6)?;
-        st.serialize_field("fieldId", &self.field_id)?;
-        st.serialize_field("scopeId", &self.scope_id)?;
+        let mut st = s.serialize_struct("FieldValue", 6)?;
+        st.serialize_field("field_id", &self.field_id)?;
+        st.serialize_field("scope_id", &self.scope_id)?;
         st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("latencyUsec", &self.latency_usec)?;
-        st.serialize_field("nvmlReturn", &self.nvml_return)?;
+        st.serialize_field("latency_usec", &self.latency_usec)?;
+        st.serialize_field("nvml_return", &self.nvml_return)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2690,8 +2690,8 @@ impl serde::Serialize for NvLinkPowerThres {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkPowerThres_st", 1)?;
-        st.serialize_field("lowPwrThreshold", &self.low_pwr_threshold)?;
+        let mut st = s.serialize_struct("NvLinkPowerThres", 1)?;
+        st.serialize_field("low_pwr_threshold", &self.low_pwr_threshold)?;
         st.end()
     }
 }

@@ -101,9 +101,9 @@ impl serde::Serialize for ComputeInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceInfo_st", 3)?;
+        let mut st = s.serialize_struct("ComputeInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("placement", &self.placement)?;
         st.end()
     }
@@ -147,7 +147,7 @@ impl serde::Serialize for ComputeInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstancePlacement_st", 2)?;
+        let mut st = s.serialize_struct("ComputeInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -310,16 +310,16 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v3_st", 11)?;
+        let mut st = s.serialize_struct("ComputeInstanceProfileInfo", 11)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
+        st.serialize_field("slice_count", &self.slice_count)?;
+        st.serialize_field("instance_count", &self.instance_count)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("shared_copy_engine_count", &self.shared_copy_engine_count)?;
+        st.serialize_field("shared_decoder_count", &self.shared_decoder_count)?;
+        st.serialize_field("shared_encoder_count", &self.shared_encoder_count)?;
+        st.serialize_field("shared_jpeg_count", &self.shared_jpeg_count)?;
+        st.serialize_field("shared_ofa_count", &self.shared_ofa_count)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("capabilities", &self.capabilities)?;
         st.end()
@@ -372,9 +372,9 @@ impl serde::Serialize for GpuInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceInfo_st", 3)?;
+        let mut st = s.serialize_struct("GpuInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("placement", &self.placement)?;
         st.end()
     }
@@ -416,7 +416,7 @@ impl serde::Serialize for GpuInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstancePlacement_st", 2)?;
+        let mut st = s.serialize_struct("GpuInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -593,20 +593,20 @@ impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 13)?;
+        let mut st = s.serialize_struct("GpuInstanceProfileInfo", 13)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("copyEngineCount", &self.copy_engine_count)?;
-        st.serialize_field("decoderCount", &self.decoder_count)?;
-        st.serialize_field("encoderCount", &self.encoder_count)?;
-        st.serialize_field("jpegCount", &self.jpeg_count)?;
-        st.serialize_field("ofaCount", &self.ofa_count)?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
+        st.serialize_field("slice_count", &self.slice_count)?;
+        st.serialize_field("instance_count", &self.instance_count)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("copy_engine_count", &self.copy_engine_count)?;
+        st.serialize_field("decoder_count", &self.decoder_count)?;
+        st.serialize_field("encoder_count", &self.encoder_count)?;
+        st.serialize_field("jpeg_count", &self.jpeg_count)?;
+        st.serialize_field("ofa_count", &self.ofa_count)?;
+        st.serialize_field("memory_size_mb", &self.memory_size_mb)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("capabilities", &self.capabilities)?;
-        st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
+        st.serialize_field("is_p2p_supported", &self.is_p2p_supported)?;
         st.end()
     }
 }
@@ -624,8 +624,8 @@ impl serde::Serialize for MigMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MigMode", 2)?;
-        st.serialize_field("currentMode", &self.current_mode)?;
-        st.serialize_field("pendingMode", &self.pending_mode)?;
+        st.serialize_field("current_mode", &self.current_mode)?;
+        st.serialize_field("pending_mode", &self.pending_mode)?;
         st.end()
     }
 }

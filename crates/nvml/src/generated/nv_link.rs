@@ -277,10 +277,10 @@ impl serde::Serialize for NvLinkInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v3_t", 3)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.serialize_field("firmwareInfo", &self.firmware_info)?;
-        st.serialize_field("isNvleReady", &self.is_nvle_ready)?;
+        let mut st = s.serialize_struct("NvLinkInfo", 3)?;
+        st.serialize_field("is_nvle_enabled", &self.is_nvle_enabled)?;
+        st.serialize_field("firmware_info", &self.firmware_info)?;
+        st.serialize_field("is_nvle_ready", &self.is_nvle_ready)?;
         st.end()
     }
 }
@@ -330,9 +330,9 @@ impl serde::Serialize for NvlinkFirmwareInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkFirmwareInfo_t", 2)?;
-        st.serialize_field("firmwareVersion", &self.firmware_version)?;
-        st.serialize_field("numValidEntries", &self.num_valid_entries)?;
+        let mut st = s.serialize_struct("NvlinkFirmwareInfo", 2)?;
+        st.serialize_field("firmware_version", &self.firmware_version)?;
+        st.serialize_field("num_valid_entries", &self.num_valid_entries)?;
         st.end()
     }
 }
@@ -377,11 +377,11 @@ impl serde::Serialize for NvlinkFirmwareVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkFirmwareVersion_t", 4)?;
-        st.serialize_field("ucodeType", &self.ucode_type)?;
+        let mut st = s.serialize_struct("NvlinkFirmwareVersion", 4)?;
+        st.serialize_field("ucode_type", &self.ucode_type)?;
         st.serialize_field("major", &self.major)?;
         st.serialize_field("minor", &self.minor)?;
-        st.serialize_field("subMinor", &self.sub_minor)?;
+        st.serialize_field("sub_minor", &self.sub_minor)?;
         st.end()
     }
 }
@@ -421,9 +421,9 @@ impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkGetBwMode_v1_t", 2)?;
-        st.serialize_field("bIsBest", &self.b_is_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
+        let mut st = s.serialize_struct("NvlinkGetBwMode", 2)?;
+        st.serialize_field("b_is_best", &self.b_is_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
         st.end()
     }
 }
@@ -488,11 +488,11 @@ impl serde::Serialize for NvlinkGetRemapTableInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkGetRemapTableInfo_v1_t", 4)?;
+        let mut st = s.serialize_struct("NvlinkGetRemapTableInfo", 4)?;
         st.serialize_field("alid", &self.alid)?;
-        st.serialize_field("flaRemapTabAddr", &self.fla_remap_tab_addr)?;
-        st.serialize_field("gpaRemapTabAddr", &self.gpa_remap_tab_addr)?;
-        st.serialize_field("remapTabSize", &self.remap_tab_size)?;
+        st.serialize_field("fla_remap_tab_addr", &self.fla_remap_tab_addr)?;
+        st.serialize_field("gpa_remap_tab_addr", &self.gpa_remap_tab_addr)?;
+        st.serialize_field("remap_tab_size", &self.remap_tab_size)?;
         st.end()
     }
 }
@@ -533,10 +533,10 @@ impl serde::Serialize for NvlinkLockRemapTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkLockRemapTable_v1_t", 2)?;
-        st.serialize_field("bRemapTableLocked", &self.b_remap_table_locked)?;
+        let mut st = s.serialize_struct("NvlinkLockRemapTable", 2)?;
+        st.serialize_field("b_remap_table_locked", &self.b_remap_table_locked)?;
         st.serialize_field(
-            "bRemapTableLockDisabled",
+            "b_remap_table_lock_disabled",
             &self.b_remap_table_lock_disabled,
         )?;
         st.end()
@@ -581,7 +581,7 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkNvlePrivateInfo_v1_t", 2)?;
+        let mut st = s.serialize_struct("NvlinkNvlePrivateInfo", 2)?;
         st.serialize_field("data", &self.data)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -632,10 +632,10 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetBwModeAsync_v1_t", 3)?;
-        st.serialize_field("bSetBest", &self.b_set_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
-        st.serialize_field("asyncPollTimeoutMs", &self.async_poll_timeout_ms)?;
+        let mut st = s.serialize_struct("NvlinkSetBwModeAsync", 3)?;
+        st.serialize_field("b_set_best", &self.b_set_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
+        st.serialize_field("async_poll_timeout_ms", &self.async_poll_timeout_ms)?;
         st.end()
     }
 }
@@ -675,9 +675,9 @@ impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetBwMode_v1_t", 2)?;
-        st.serialize_field("bSetBest", &self.b_set_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
+        let mut st = s.serialize_struct("NvlinkSetBwMode", 2)?;
+        st.serialize_field("b_set_best", &self.b_set_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
         st.end()
     }
 }
@@ -714,8 +714,8 @@ impl serde::Serialize for NvlinkSetNvleReady {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetNvleReady_v1_t", 1)?;
-        st.serialize_field("bNvleReady", &self.b_nvle_ready)?;
+        let mut st = s.serialize_struct("NvlinkSetNvleReady", 1)?;
+        st.serialize_field("b_nvle_ready", &self.b_nvle_ready)?;
         st.end()
     }
 }
@@ -780,16 +780,16 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetupNvleEncryptionKey_v1_t", 5)?;
-        st.serialize_field("nvleKey", &self.nvle_key)?;
-        st.serialize_field("localGpuAlid", &self.local_gpu_alid)?;
-        st.serialize_field("remoteGpuAlid", &self.remote_gpu_alid)?;
+        let mut st = s.serialize_struct("NvlinkSetupNvleEncryptionKey", 5)?;
+        st.serialize_field("nvle_key", &self.nvle_key)?;
+        st.serialize_field("local_gpu_alid", &self.local_gpu_alid)?;
+        st.serialize_field("remote_gpu_alid", &self.remote_gpu_alid)?;
         st.serialize_field(
-            "localGpuNvlePrivateInfo",
+            "local_gpu_nvle_private_info",
             &self.local_gpu_nvle_private_info,
         )?;
         st.serialize_field(
-            "remoteGpuNvlePrivateInfo",
+            "remote_gpu_nvle_private_info",
             &self.remote_gpu_nvle_private_info,
         )?;
         st.end()
@@ -834,9 +834,9 @@ impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSupportedBwModes_v1_t", 2)?;
-        st.serialize_field("bwModes", &self.bw_modes)?;
-        st.serialize_field("totalBwModes", &self.total_bw_modes)?;
+        let mut st = s.serialize_struct("NvlinkSupportedBwModes", 2)?;
+        st.serialize_field("bw_modes", &self.bw_modes)?;
+        st.serialize_field("total_bw_modes", &self.total_bw_modes)?;
         st.end()
     }
 }

@@ -377,11 +377,10 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileCurrentProfiles_v1_t", 3)?;
-        st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
-        st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
-        st.serialize_field("enforcedProfilesMask", &self.enforced_profiles_mask)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileCurrentProfiles", 3)?;
+        st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
+        st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
+        st.serialize_field("enforced_profiles_mask", &self.enforced_profiles_mask)?;
         st.end()
     }
 }
@@ -432,10 +431,10 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileInfo_v1_t", 3)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileInfo", 3)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("priority", &self.priority)?;
-        st.serialize_field("conflictingMask", &self.conflicting_mask)?;
+        st.serialize_field("conflicting_mask", &self.conflicting_mask)?;
         st.end()
     }
 }
@@ -490,9 +489,9 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileProfilesInfo_v1_t", 2)?;
-        st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
-        st.serialize_field("perfProfile", &self.perf_profile)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileProfilesInfo", 2)?;
+        st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
+        st.serialize_field("perf_profile", &self.perf_profile)?;
         st.end()
     }
 }
@@ -537,9 +536,8 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileRequestedProfiles_v1_t", 1)?;
-        st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileRequestedProfiles", 1)?;
+        st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
         st.end()
     }
 }
@@ -584,10 +582,9 @@ impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileUpdateProfiles_v1_t", 2)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileUpdateProfiles", 2)?;
         st.serialize_field("operation", &self.operation)?;
-        st.serialize_field("updateProfilesMask", &self.update_profiles_mask)?;
+        st.serialize_field("update_profiles_mask", &self.update_profiles_mask)?;
         st.end()
     }
 }

@@ -93,9 +93,9 @@ impl serde::Serialize for PowerSmoothingProfile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingProfile_v1_t", 3)?;
-        st.serialize_field("profileId", &self.profile_id)?;
-        st.serialize_field("paramId", &self.param_id)?;
+        let mut st = s.serialize_struct("PowerSmoothingProfile", 3)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
+        st.serialize_field("param_id", &self.param_id)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -135,7 +135,7 @@ impl serde::Serialize for PowerSmoothingState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingState_v1_t", 1)?;
+        let mut st = s.serialize_struct("PowerSmoothingState", 1)?;
         st.serialize_field("state", &self.state)?;
         st.end()
     }

@@ -86,7 +86,7 @@ impl serde::Serialize for SystemDriverBranchInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemDriverBranchInfo_v1_t", 1)?;
+        let mut st = s.serialize_struct("SystemDriverBranchInfo", 1)?;
         st.serialize_field("branch", &self.branch)?;
         st.end()
     }

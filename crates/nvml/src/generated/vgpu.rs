@@ -64,8 +64,8 @@ impl serde::Serialize for DeviceId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("DeviceId", 2)?;
-        st.serialize_field("deviceID", &self.device_id)?;
-        st.serialize_field("subsystemID", &self.subsystem_id)?;
+        st.serialize_field("device_id", &self.device_id)?;
+        st.serialize_field("subsystem_id", &self.subsystem_id)?;
         st.end()
     }
 }
@@ -102,8 +102,8 @@ impl serde::Serialize for VmId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("VmId", 2)?;
-        st.serialize_field("vmId", &self.vm_id)?;
-        st.serialize_field("vmIdType", &self.vm_id_type)?;
+        st.serialize_field("vm_id", &self.vm_id)?;
+        st.serialize_field("vm_id_type", &self.vm_id_type)?;
         st.end()
     }
 }

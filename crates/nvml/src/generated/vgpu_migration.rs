@@ -252,16 +252,16 @@ impl serde::Serialize for VgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 9)?;
+        let mut st = s.serialize_struct("VgpuMetadata", 9)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
-        st.serialize_field("guestInfoState", &self.guest_info_state)?;
-        st.serialize_field("guestDriverVersion", &self.guest_driver_version)?;
-        st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("vgpuVirtualizationCaps", &self.vgpu_virtualization_caps)?;
-        st.serialize_field("guestVgpuVersion", &self.guest_vgpu_version)?;
-        st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
-        st.serialize_field("opaqueData", &self.opaque_data)?;
+        st.serialize_field("guest_info_state", &self.guest_info_state)?;
+        st.serialize_field("guest_driver_version", &self.guest_driver_version)?;
+        st.serialize_field("host_driver_version", &self.host_driver_version)?;
+        st.serialize_field("vgpu_virtualization_caps", &self.vgpu_virtualization_caps)?;
+        st.serialize_field("guest_vgpu_version", &self.guest_vgpu_version)?;
+        st.serialize_field("opaque_data_size", &self.opaque_data_size)?;
+        st.serialize_field("opaque_data", &self.opaque_data)?;
         st.end()
     }
 }
@@ -305,9 +305,9 @@ impl serde::Serialize for VgpuPgpuCompatibility {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuCompatibility_st", 2)?;
-        st.serialize_field("vgpuVmCompatibility", &self.vgpu_vm_compatibility)?;
-        st.serialize_field("compatibilityLimitCode", &self.compatibility_limit_code)?;
+        let mut st = s.serialize_struct("VgpuPgpuCompatibility", 2)?;
+        st.serialize_field("vgpu_vm_compatibility", &self.vgpu_vm_compatibility)?;
+        st.serialize_field("compatibility_limit_code", &self.compatibility_limit_code)?;
         st.end()
     }
 }
@@ -373,14 +373,17 @@ impl serde::Serialize for VgpuPgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 7)?;
+        let mut st = s.serialize_struct("VgpuPgpuMetadata", 7)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
-        st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("pgpuVirtualizationCaps", &self.pgpu_virtualization_caps)?;
-        st.serialize_field("hostSupportedVgpuRange", &self.host_supported_vgpu_range)?;
-        st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
-        st.serialize_field("opaqueData", &self.opaque_data)?;
+        st.serialize_field("host_driver_version", &self.host_driver_version)?;
+        st.serialize_field("pgpu_virtualization_caps", &self.pgpu_virtualization_caps)?;
+        st.serialize_field(
+            "host_supported_vgpu_range",
+            &self.host_supported_vgpu_range,
+        )?;
+        st.serialize_field("opaque_data_size", &self.opaque_data_size)?;
+        st.serialize_field("opaque_data", &self.opaque_data)?;
         st.end()
     }
 }
@@ -422,9 +425,9 @@ impl serde::Serialize for VgpuVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuVersion_st", 2)?;
-        st.serialize_field("minVersion", &self.min_version)?;
-        st.serialize_field("maxVersion", &self.max_version)?;
+        let mut st = s.serialize_struct("VgpuVersion", 2)?;
+        st.serialize_field("min_version", &self.min_version)?;
+        st.serialize_field("max_version", &self.max_version)?;
         st.end()
     }
 }

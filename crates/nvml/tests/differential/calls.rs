@@ -203,7 +203,7 @@ fn legacy_clique(mut v: J) -> J {
             .map(|e| e["id"].clone())
     });
     if let (Some(id), J::Object(m)) = (unicast, &mut v) {
-        m.insert("cliqueId".into(), id);
+        m.insert("clique_id".into(), id);
     }
     v
 }
@@ -477,7 +477,7 @@ pub static TABLE: &[Entry] = &[
         ("inBandEnableRequest", lk!(EnableState)), ("featureAllowedByAdmin", lk!(EnableState)),
         ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
     e!("nvmlDeviceGetBridgeChipInfo", |c, o, a| c.dev(o)?.bridge_chip_info().map(|v| fix(j(v), &[("type", lk!(BridgeChipType))]))),
-    e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("featureCode", lk!(GridLicenseFeatureCode))]))),
+    e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("feature_code", lk!(GridLicenseFeatureCode))]))),
     e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profiles_info().map(j)),
     e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_current_profiles().map(j)),
     e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
@@ -494,9 +494,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetEncoderCapacity", |c, o, a| c.dev(o)?.encoder_capacity(EncoderType(a.u("query"))).map(j)),
     // The header's three out-parameters: sessionCount, averageFps, averageLatency.
     e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z, .. }| json!([x, y, z]))),
-    e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
+    e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codec_type", lk!(EncoderType))]))),
     e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
-    e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
+    e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("session_type", lk!(FBCSessionType))]))),
     e!("nvmlDeviceGetComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
     e!("nvmlDeviceGetComputeRunningProcesses_v2", faults &["nvmlDeviceGetComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
     e!("nvmlDeviceGetGraphicsRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_graphics_processes().map(j)),
@@ -643,7 +643,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetGpuPciId", |c, o, a| c.vgpu(o).gpu_pci_id().map(j)),
     e!("nvmlVgpuInstanceGetPlacementId", |c, o, a| c.vgpu(o).placement_id().map(|v| j(v.placement_id))),
     e!("nvmlVgpuInstanceGetRuntimeStateSize", |c, o, a| c.vgpu(o).runtime_state_size().map(j)),
-    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guestInfoState", lk!(VgpuGuestInfoState))]))),
+    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guest_info_state", lk!(VgpuGuestInfoState))]))),
     e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v as u32))),
     e!("nvmlVgpuInstanceGetAccountingPids", |c, o, a| c.vgpu(o).accounting_pids().map(j)),
     e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),

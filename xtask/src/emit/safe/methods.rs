@@ -559,7 +559,7 @@ impl Gen<'_> {
             .iter()
             .filter(|p| self.traits(&p.role).1)
             .map(|p| {
-                let (key, fname) = (p.name.as_str(), ident(&snake(&p.name)));
+                let (key, fname) = (super::types::serde_key(&p.name), ident(&snake(&p.name)));
                 quote!(st.serialize_field(#key, &self.#fname)?;)
             })
             .collect();

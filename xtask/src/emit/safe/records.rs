@@ -10,7 +10,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{doc_aliases, field_conv, field_ident, from_raw, to_raw, union_eq, union_fields};
+use super::types::{doc_aliases, field_conv, field_ident, from_raw, serde_key, to_raw, union_eq, union_fields};
 use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
@@ -74,12 +74,12 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
     for f in &r.fields {
         let fname = field_ident(&f.name);
         let c = ident(&f.name);
-        let key = f.name.clone();
+        let (key, skey) = (f.name.clone(), serde_key(&f.name));
         if tagged.iter().any(|(_, tag)| tag.field() == Some(f.name.as_str())) {
             continue;
         }
         // A union's tag is the enum's: serialised in its place, as the C record has it.
-        if let Some((union_field, tag, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
+        if let Some((union_field, _, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
             let uf = field_ident(union_field);
             out.fields.push(FieldOut {
                 c: f.name.clone(),
@@ -89,7 +89,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                 ty: String::new(),
                 from: TokenStream::new(),
                 to: Box::new(|_| TokenStream::new()),
-                ser: Some(quote!(st.serialize_field(#tag, &self.#uf.tag())?;)),
+                ser: Some(quote!(st.serialize_field(#skey, &self.#uf.tag())?;)),
                 eq: true,
             });
             continue;
@@ -102,7 +102,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             continue;
         }
         let fdocs = field_docs(names, f.doc.as_deref());
-        let ser = Some(quote!(st.serialize_field(#key, &self.#fname)?;));
+        let ser = Some(quote!(st.serialize_field(#skey, &self.#fname)?;));
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
             let (value_type, tdoc, t) = match tag {
                 ValueTag::Field(t) => {
@@ -204,7 +204,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             }
             _ => from_raw(b, names, &f.ty, flags.as_deref(), quote!(r.#c)),
         };
-        let ser = conv.serde.then_some(quote!(st.serialize_field(#key, &self.#fname)?;));
+        let ser = conv.serde.then_some(quote!(st.serialize_field(#skey, &self.#fname)?;));
         // A value the header says stands for "none" is `None`.
         let field = match crate::plan::sentinel(&b.model, f) {
             Some(none) => {
@@ -347,7 +347,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
     let mut sers: Vec<&TokenStream> = head.fields.iter().filter_map(|f| f.ser.as_ref()).collect();
     sers.extend(members.iter().filter(|m| m.older.is_some()).filter_map(|m| m.field.ser.as_ref()));
     let n_ser = Literal::usize_unsuffixed(sers.len());
-    let cname = head.record.name.clone();
+    let cname = name.to_string();
     let mut convs = Vec::new();
     for l in &outs {
         convs.push(conversions(b, names, &name, &members.iter().map(|m| m.field).collect::<Vec<_>>(), l, &outs));

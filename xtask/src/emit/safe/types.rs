@@ -182,7 +182,7 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
 /// A `tagged_unions` rule's enum: a variant per member a tag selects, `Unknown` for any other
 /// tag (with the union's bytes), and the conversions from and to the C union and its tag.
 fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &Record) -> TokenStream {
-    let ty = format_ident!("{name}");
+    let (ty, tyname) = (format_ident!("{name}"), name);
     let raw = format_ident!("{}", u.name);
     let mut variants = Vec::new();
     let mut reads = Vec::new();
@@ -211,11 +211,11 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
                 quote!(#ty::#v(v) => { #write })
             }
         });
-        sers.push(
-            quote!(#ty::#v(v) => { let mut m = s.serialize_map(Some(1))?; m.serialize_entry(#member, v)?; m.end() }),
-        );
+        let (variant, index) = (v.to_string(), Literal::u32_unsuffixed(sers.len() as u32));
+        sers.push(quote!(#ty::#v(v) => s.serialize_newtype_variant(#tyname, #index, #variant, v),));
         picks.push(format!("`{constant}` selects [`{name}::{v}`]"));
     }
+    let unknown_index = Literal::u32_unsuffixed(sers.len() as u32);
     let note = format!(
         " Read through its tag: {}; any other tag is [`{name}::Unknown`], which keeps the union's bytes.",
         picks.join(", ")
@@ -275,15 +275,16 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
             }
         }
 
-        /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+        /// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+        /// unknown tag as `{"Unknown": {tag, bytes}}`.
         #[cfg(feature = "serde")]
         impl serde::Serialize for #ty {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                use serde::ser::{SerializeMap, SerializeStruct};
+                use serde::ser::SerializeStructVariant;
                 match self {
                     #(#sers)*
                     #ty::Unknown { tag, bytes } => {
-                        let mut st = s.serialize_struct("Unknown", 2)?;
+                        let mut st = s.serialize_struct_variant(#tyname, #unknown_index, "Unknown", 2)?;
                         st.serialize_field("tag", tag)?;
                         st.serialize_field("bytes", bytes)?;
                         st.end()
@@ -735,6 +736,13 @@ pub(super) fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
 /// The safe field name of a C field.
 pub fn field_ident(c: &str) -> proc_macro2::Ident {
     ident(&snake(c))
+}
+
+/// The key a field of C name `c` has in `serde` output: its Rust name (`busIdLegacy` →
+/// `bus_id_legacy`, `type` → `type`), as a derive would write it.
+pub fn serde_key(c: &str) -> String {
+    let id = field_ident(c).to_string();
+    id.strip_prefix("r#").map(str::to_string).unwrap_or(id)
 }
 
 #[cfg(test)]
