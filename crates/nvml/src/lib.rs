@@ -99,6 +99,8 @@
 //! 5. `error`, `manual`: `Display` for the generated `Error`; the functions wrapped by hand.
 //! 6. `tests`: every generated method called against the mock.
 
+#![warn(missing_docs)]
+
 #[macro_use]
 mod ffi;
 #[macro_use]

@@ -131,7 +131,11 @@ impl SafeApi {
                     let c_names = c_names(&item.attrs);
                     let non_exhaustive = item.attrs.iter().any(|a| a.path().is_ident("non_exhaustive"));
                     item.attrs.clear();
-                    item.variants.iter_mut().for_each(|v| v.attrs.clear());
+                    // Docs of a variant and of its fields are no part of the API.
+                    item.variants.iter_mut().for_each(|v| {
+                        v.attrs.clear();
+                        v.fields.iter_mut().for_each(|f| f.attrs.clear());
+                    });
                     let members = item.variants.iter().map(|v| (v.ident.to_string(), tokens(&v.fields))).collect();
                     let text = one_line(syn::Item::Enum(item));
                     self.types

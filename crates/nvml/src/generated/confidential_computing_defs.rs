@@ -58,6 +58,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGetKeyRotationThresholdInfo {
+    /// `attackerAdvantage` of [`ConfComputeGetKeyRotationThresholdInfo`], which nvml.h does not describe.
     pub attacker_advantage: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
@@ -98,12 +99,17 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGpuAttestationReport {
+    /// `isCecAttestationReportPresent` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub is_cec_attestation_report_present: u32,
+    /// `attestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub attestation_report_size: u32,
+    /// `cecAttestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub cec_attestation_report_size: u32,
     /// Spdm supports 32 bytes on nonce
     pub nonce: Vec<u8>,
+    /// `attestationReport` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub attestation_report: Vec<u8>,
+    /// `cecAttestationReport` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub cec_attestation_report: Vec<u8>,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>
@@ -179,9 +185,13 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGpuCertificate {
+    /// `certChainSize` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub cert_chain_size: u32,
+    /// `attestationCertChainSize` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub attestation_cert_chain_size: u32,
+    /// `certChain` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub cert_chain: Vec<u8>,
+    /// `attestationCertChain` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub attestation_cert_chain: Vec<u8>,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuCertificate_st>
@@ -246,7 +256,9 @@ impl serde::Serialize for ConfComputeGpuCertificate {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeMemSizeInfo {
+    /// `protectedMemSizeKib` of [`ConfComputeMemSizeInfo`], which nvml.h does not describe.
     pub protected_mem_size_kib: u64,
+    /// `unprotectedMemSizeKib` of [`ConfComputeMemSizeInfo`], which nvml.h does not describe.
     pub unprotected_mem_size_kib: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
@@ -287,6 +299,7 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSetKeyRotationThresholdInfo {
+    /// `maxAttackerAdvantage` of [`ConfComputeSetKeyRotationThresholdInfo`], which nvml.h does not describe.
     pub max_attacker_advantage: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
@@ -327,7 +340,9 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSystemCaps {
+    /// `cpuCaps` of [`ConfComputeSystemCaps`], which nvml.h does not describe.
     pub cpu_caps: u32,
+    /// `gpusCaps` of [`ConfComputeSystemCaps`], which nvml.h does not describe.
     pub gpus_caps: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
@@ -368,8 +383,11 @@ impl serde::Serialize for ConfComputeSystemCaps {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSystemState {
+    /// `environment` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub environment: u32,
+    /// `ccFeature` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub cc_feature: u32,
+    /// `devToolsMode` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub dev_tools_mode: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
@@ -418,10 +436,15 @@ impl serde::Serialize for ConfComputeSystemState {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct SystemConfComputeSettings {
+    /// `environment` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub environment: u32,
+    /// `ccFeature` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub cc_feature: u32,
+    /// `devToolsMode` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub dev_tools_mode: bool,
+    /// `multiGpuMode` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub multi_gpu_mode: u32,
+    /// `tdispState` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub tdisp_state: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v2_t>

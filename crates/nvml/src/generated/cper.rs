@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlCPERType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CPERType(pub u32);
+pub struct CPERType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl CPERType {
     /// Access GPU CPER records
     ///

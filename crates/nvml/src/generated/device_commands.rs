@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlClockLimitId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockLimitId(pub u32);
+pub struct ClockLimitId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockLimitId {
     ///
     ///`NVML_CLOCK_LIMIT_ID_RANGE_START`

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlBrandType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BrandType(pub u32);
+pub struct BrandType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl BrandType {
     ///
     ///`NVML_BRAND_UNKNOWN`
@@ -196,7 +200,11 @@ impl core::fmt::Display for BrandType {
 #[doc(alias = "nvmlClockId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockId(pub u32);
+pub struct ClockId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockId {
     /// Current actual clock value
     ///
@@ -260,7 +268,11 @@ impl core::fmt::Display for ClockId {
 #[doc(alias = "nvmlClockType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockType(pub u32);
+pub struct ClockType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockType {
     /// Graphics clock domain
     ///
@@ -325,7 +337,11 @@ impl core::fmt::Display for ClockType {
 #[doc(alias = "nvmlComputeMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ComputeMode(pub u32);
+pub struct ComputeMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ComputeMode {
     /// Default compute mode -- multiple contexts per device
     ///
@@ -388,7 +404,11 @@ impl core::fmt::Display for ComputeMode {
 #[doc(alias = "nvmlDriverModel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DriverModel(pub u32);
+pub struct DriverModel(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DriverModel {
     /// WDDM driver model -- GPU treated as a display device
     ///
@@ -439,7 +459,11 @@ impl core::fmt::Display for DriverModel {
 #[doc(alias = "nvmlEccCounterType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EccCounterType(pub u32);
+pub struct EccCounterType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EccCounterType {
     /// Volatile counts are reset each time the driver loads.
     ///
@@ -487,7 +511,11 @@ impl core::fmt::Display for EccCounterType {
 #[doc(alias = "nvmlEnableState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EnableState(pub u32);
+pub struct EnableState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EnableState {
     /// Feature disabled
     ///
@@ -531,7 +559,11 @@ impl core::fmt::Display for EnableState {
 #[doc(alias = "nvmlGpuOperationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationMode(pub u32);
+pub struct GpuOperationMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationMode {
     /// Everything is enabled and running at full speed
     ///
@@ -578,7 +610,11 @@ impl core::fmt::Display for GpuOperationMode {
 #[doc(alias = "nvmlGpuUtilizationDomainId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuUtilizationDomainId(pub u32);
+pub struct GpuUtilizationDomainId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuUtilizationDomainId {
     /// Graphics engine domain
     ///
@@ -638,7 +674,11 @@ impl core::fmt::Display for GpuUtilizationDomainId {
 #[doc(alias = "nvmlInforomObject_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct InforomObject(pub u32);
+pub struct InforomObject(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl InforomObject {
     /// An object defined by OEM
     ///
@@ -696,7 +736,11 @@ impl core::fmt::Display for InforomObject {
 #[doc(alias = "nvmlMemoryErrorType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryErrorType(pub u32);
+pub struct MemoryErrorType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl MemoryErrorType {
     /// A memory error that was corrected
     ///
@@ -754,7 +798,11 @@ impl core::fmt::Display for MemoryErrorType {
 #[doc(alias = "nvmlMemoryLocation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryLocation(pub u32);
+pub struct MemoryLocation(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl MemoryLocation {
     /// GPU L1 Cache
     ///
@@ -852,7 +900,11 @@ impl core::fmt::Display for MemoryLocation {
 #[doc(alias = "nvmlPstates_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Pstates(pub u32);
+pub struct Pstates(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl Pstates {
     /// Performance state 0 -- Maximum Performance
     ///
@@ -982,7 +1034,11 @@ impl core::fmt::Display for Pstates {
 #[doc(alias = "nvmlPageRetirementCause_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PageRetirementCause(pub u32);
+pub struct PageRetirementCause(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PageRetirementCause {
     /// Page was retired due to multiple single bit ECC error
     ///
@@ -1041,7 +1097,11 @@ impl core::fmt::Display for PageRetirementCause {
 #[doc(alias = "nvmlRestrictedAPI_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct RestrictedAPI(pub u32);
+pub struct RestrictedAPI(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl RestrictedAPI {
     /// APIs that change application clocks, see nvmlDeviceSetApplicationsClocks
     /// and see nvmlDeviceResetApplicationsClocks.
@@ -1101,7 +1161,11 @@ impl core::fmt::Display for RestrictedAPI {
 #[doc(alias = "nvmlReturn_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Return(pub u32);
+pub struct Return(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl Return {
     /// The operation was successful
     ///
@@ -1366,7 +1430,11 @@ pub type TemperatureSensors = TemperatureSensor;
 #[doc(alias = "nvmlTemperatureSensors_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureSensor(pub u32);
+pub struct TemperatureSensor(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl TemperatureSensor {
     /// Temperature sensor for the GPU die
     ///
@@ -1413,7 +1481,11 @@ impl core::fmt::Display for TemperatureSensor {
 #[doc(alias = "nvmlTemperatureThresholds_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureThresholds(pub u32);
+pub struct TemperatureThresholds(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl TemperatureThresholds {
     /// Temperature at which the GPU will
     /// shut down for HW protection
@@ -1517,7 +1589,11 @@ impl core::fmt::Display for TemperatureThresholds {
 #[doc(alias = "nvmlBusType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BusType(pub u32);
+pub struct BusType(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl BusType {
     /// Unknown bus type.
     ///
@@ -1582,7 +1658,11 @@ impl core::fmt::Display for BusType {
 #[doc(alias = "nvmlDeviceArchitecture_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceArchitecture(pub u32);
+pub struct DeviceArchitecture(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl DeviceArchitecture {
     /// Devices based on the NVIDIA Kepler architecture
     ///
@@ -1728,7 +1808,11 @@ impl core::fmt::Display for DeviceArchitecture {
 /// The values `NVML_PCIE_LINK_MAX_SPEED_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PcieLinkMaxSpeed::name`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieLinkMaxSpeed(pub u32);
+pub struct PcieLinkMaxSpeed(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl PcieLinkMaxSpeed {
     /// Invalid PCIe link speed.
     ///
@@ -1819,7 +1903,11 @@ impl core::fmt::Display for PcieLinkMaxSpeed {
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerSource(pub u32);
+pub struct PowerSource(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl PowerSource {
     /// AC power source.
     ///
@@ -2039,10 +2127,15 @@ impl serde::Serialize for ClkMonStatus {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ClockOffset {
+    /// `type` of [`ClockOffset`], which nvml.h does not describe.
     pub r#type: ClockType,
+    /// `pstate` of [`ClockOffset`], which nvml.h does not describe.
     pub pstate: Pstates,
+    /// `clockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub clock_offset_m_hz: i32,
+    /// `minClockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub min_clock_offset_m_hz: i32,
+    /// `maxClockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub max_clock_offset_m_hz: i32,
 }
 impl crate::raw::FromRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
@@ -2480,6 +2573,7 @@ impl serde::Serialize for FanSpeedInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuDynamicPstatesInfo {
+    /// `utilization` of [`GpuDynamicPstatesInfo`], which nvml.h does not describe.
     pub utilization: Vec<GpuDynamicPstatesInfoUtilization>,
 }
 impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {

@@ -59,7 +59,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Temperature {
+    /// `sensorType` of [`Temperature`], which nvml.h does not describe.
     pub sensor_type: TemperatureSensor,
+    /// `temperature` of [`Temperature`], which nvml.h does not describe.
     pub temperature: i32,
 }
 impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {

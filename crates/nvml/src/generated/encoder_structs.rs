@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlEncoderType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EncoderType(pub u32);
+pub struct EncoderType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EncoderType {
     /// H264 encoder
     ///

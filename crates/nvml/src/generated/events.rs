@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlEventDataType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EventDataType(pub u32);
+pub struct EventDataType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EventDataType {
     /// NVML event-bit data. `eventType` contains an NVML event bit.
     ///
@@ -107,7 +111,11 @@ impl core::fmt::Display for EventDataType {
 #[doc(alias = "nvmlGpuOperationalEventContextType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventContextType(pub u32);
+pub struct GpuOperationalEventContextType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationalEventContextType {
     /// No NVML public interpretation is defined for this context payload.
     ///
@@ -156,7 +164,11 @@ impl core::fmt::Display for GpuOperationalEventContextType {
 #[doc(alias = "nvmlGpuOperationalEventLogLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventLogLevel(pub u32);
+pub struct GpuOperationalEventLogLevel(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationalEventLogLevel {
     /// Matches all GPU Operational Event log levels.
     ///
@@ -237,7 +249,11 @@ impl core::fmt::Display for GpuOperationalEventLogLevel {
 #[doc(alias = "nvmlOperationalEventSeverity_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct OperationalEventSeverity(pub u32);
+pub struct OperationalEventSeverity(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl OperationalEventSeverity {
     /// Matches all Operational Event severities.
     ///

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlFBCSessionType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FBCSessionType(pub u32);
+pub struct FBCSessionType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl FBCSessionType {
     /// Unknown
     ///

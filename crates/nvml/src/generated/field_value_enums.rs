@@ -53,7 +53,11 @@ use super::*;
 /// The values `NVML_FI_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FieldId::name`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FieldId(pub u32);
+pub struct FieldId(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl FieldId {
     /// Current ECC mode. 1=Active. 0=Inactive
     ///

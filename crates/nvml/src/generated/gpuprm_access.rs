@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlPRMCounterId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PRMCounterId(pub u32);
+pub struct PRMCounterId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PRMCounterId {
     /// Sentinel
     ///
@@ -484,6 +488,8 @@ pub struct PRMTLV {
     pub data_size: u32,
     /// Status of the PRM command
     pub status: u32,
+    /// `anon0` of [`PRMTLV`], which nvml.h does not describe.
+    ///
     /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
     pub data: Vec<u8>,
 }

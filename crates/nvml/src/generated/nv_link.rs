@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlNvlinkTelemetrySampleType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkTelemetrySampleType(pub u32);
+pub struct NvlinkTelemetrySampleType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvlinkTelemetrySampleType {
     /// Raw TX flit counter for a single link
     ///
@@ -116,7 +120,11 @@ impl core::fmt::Display for NvlinkTelemetrySampleType {
 #[doc(alias = "nvmlNvlinkVersion_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkVersion(pub u32);
+pub struct NvlinkVersion(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvlinkVersion {
     /// NVLink version is invalid
     ///
@@ -344,9 +352,13 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkFirmwareVersion {
+    /// `ucodeType` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub ucode_type: u8,
+    /// `major` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub major: u32,
+    /// `minor` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub minor: u32,
+    /// `subMinor` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub sub_minor: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
@@ -393,7 +405,9 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkGetBwMode {
+    /// `bIsBest` of [`NvlinkGetBwMode`], which nvml.h does not describe.
     pub b_is_best: bool,
+    /// `bwMode` of [`NvlinkGetBwMode`], which nvml.h does not describe.
     pub bw_mode: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
@@ -647,7 +661,9 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkSetBwMode {
+    /// `bSetBest` of [`NvlinkSetBwMode`], which nvml.h does not describe.
     pub b_set_best: bool,
+    /// `bwMode` of [`NvlinkSetBwMode`], which nvml.h does not describe.
     pub bw_mode: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
@@ -803,7 +819,9 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkSupportedBwModes {
+    /// `bwModes` of [`NvlinkSupportedBwModes`], which nvml.h does not describe.
     pub bw_modes: Vec<u8>,
+    /// `totalBwModes` of [`NvlinkSupportedBwModes`], which nvml.h does not describe.
     pub total_bw_modes: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>

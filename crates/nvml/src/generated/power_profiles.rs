@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlPowerProfileOperation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileOperation(pub u32);
+pub struct PowerProfileOperation(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PowerProfileOperation {
     /// Remove the requested profiles from the existing list of requested profiles
     ///
@@ -119,7 +123,11 @@ impl core::fmt::Display for PowerProfileOperation {
 #[doc(alias = "nvmlPowerProfileType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileType(pub u32);
+pub struct PowerProfileType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PowerProfileType {
     ///
     ///`NVML_POWER_PROFILE_MAX_P`

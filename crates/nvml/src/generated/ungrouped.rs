@@ -322,6 +322,7 @@ impl serde::Serialize for GpuOperationalEventConfig {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Mask255 {
+    /// `mask` of [`Mask255`], which nvml.h does not describe.
     pub mask: Vec<u32>,
 }
 impl crate::raw::FromRaw<sys::nvmlMask255_t> for Mask255 {

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlFanState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FanState(pub u32);
+pub struct FanState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl FanState {
     /// Fan is working properly
     ///
@@ -97,7 +101,11 @@ impl core::fmt::Display for FanState {
 #[doc(alias = "nvmlLedColor_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct LedColor(pub u32);
+pub struct LedColor(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl LedColor {
     /// GREEN, indicates good health
     ///
@@ -139,7 +147,9 @@ impl core::fmt::Display for LedColor {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct HwbcEntry {
+    /// `hwbcId` of [`HwbcEntry`], which nvml.h does not describe.
     pub hwbc_id: u32,
+    /// `firmwareVersion` of [`HwbcEntry`], which nvml.h does not describe.
     pub firmware_version: String,
 }
 impl crate::raw::FromRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuPgpuCompatibilityLimitCode(pub u32);
+pub struct VgpuPgpuCompatibilityLimitCode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuPgpuCompatibilityLimitCode {
     /// Compatibility is not limited.
     ///
@@ -125,7 +129,11 @@ impl core::fmt::Display for VgpuPgpuCompatibilityLimitCode {
 #[doc(alias = "nvmlVgpuVmCompatibility_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmCompatibility(pub u32);
+pub struct VgpuVmCompatibility(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuVmCompatibility {
     /// vGPU is not runnable
     ///

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlDeviceGpuRecoveryAction_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceGpuRecoveryAction(pub u32);
+pub struct DeviceGpuRecoveryAction(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DeviceGpuRecoveryAction {
     /// No action needed
     ///
@@ -1009,6 +1013,8 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 pub struct VgpuSchedulerGetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerGetState`], which nvml.h does not describe.
+    ///
     /// Read as its `arrMode` says.
     pub scheduler_params: VgpuSchedulerParams,
 }
@@ -1286,10 +1292,13 @@ pub struct VgpuSchedulerLog {
     pub engine_id: u32,
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerLog`], which nvml.h does not describe.
+    ///
     /// Read as its `arrMode` says.
     pub scheduler_params: VgpuSchedulerParams,
     /// Count of log entries fetched
     pub entries_count: u32,
+    /// `logEntries` of [`VgpuSchedulerLog`], which nvml.h does not describe.
     pub log_entries: Vec<VgpuSchedulerLogEntry>,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
@@ -1526,6 +1535,8 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 pub struct VgpuSchedulerSetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerSetState`], which nvml.h does not describe.
+    ///
     /// Read as its `enableARRMode` says.
     pub scheduler_params: VgpuSchedulerSetParams,
 }
@@ -1845,13 +1856,24 @@ impl serde::Serialize for VgpuTypeMaxInstance {
 pub enum VgpuSchedulerParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
-    VgpuSchedData(VgpuSchedulerParamsVgpuSchedData),
+    VgpuSchedData(
+        /// The member's value.
+        VgpuSchedulerParamsVgpuSchedData,
+    ),
     /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
     #[doc(alias = "vgpuSchedDataWithARR")]
-    VgpuSchedDataWithArr(VgpuSchedulerParamsVgpuSchedDataWithARR),
+    VgpuSchedDataWithArr(
+        /// The member's value.
+        VgpuSchedulerParamsVgpuSchedDataWithARR,
+    ),
     /// A tag for which nvml.h names no member (or one newer than the header): the tag and
     /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
+    Unknown {
+        /// The tag the library wrote.
+        tag: u32,
+        /// The union's bytes as the library wrote them.
+        bytes: Vec<u8>,
+    },
 }
 impl VgpuSchedulerParams {
     /// Reads `raw` as the member `tag` selects.
@@ -1952,13 +1974,24 @@ impl serde::Serialize for VgpuSchedulerParams {
 pub enum VgpuSchedulerSetParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
-    VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData),
+    VgpuSchedData(
+        /// The member's value.
+        VgpuSchedulerSetParamsVgpuSchedData,
+    ),
     /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
     #[doc(alias = "vgpuSchedDataWithARR")]
-    VgpuSchedDataWithArr(VgpuSchedulerSetParamsVgpuSchedDataWithARR),
+    VgpuSchedDataWithArr(
+        /// The member's value.
+        VgpuSchedulerSetParamsVgpuSchedDataWithARR,
+    ),
     /// A tag for which nvml.h names no member (or one newer than the header): the tag and
     /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
+    Unknown {
+        /// The tag the library wrote.
+        tag: u32,
+        /// The union's bytes as the library wrote them.
+        bytes: Vec<u8>,
+    },
 }
 impl VgpuSchedulerSetParams {
     /// Reads `raw` as the member `tag` selects.

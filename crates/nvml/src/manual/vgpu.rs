@@ -325,6 +325,8 @@ impl<T> MetadataBlob<T> {
         MetadataBlob { bytes, record: std::marker::PhantomData }
     }
 
+    /// The metadata's bytes, the record and its opaque data, as the library wrote them: what
+    /// [`MetadataBlob::from_bytes`] takes back.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }

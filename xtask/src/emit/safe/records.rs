@@ -75,6 +75,12 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         let fname = field_ident(&f.name);
         let c = ident(&f.name);
         let (key, skey) = (f.name.clone(), serde_key(&f.name));
+        // A field the header does not describe is named by its C name and record.
+        let doc = match value_text(f.doc.as_deref()) {
+            Some(_) => f.doc.clone(),
+            None => Some(format!("\\c {} of \\c {}, which nvml.h does not describe.", f.name, r.name)),
+        };
+        let f_doc = doc.as_deref();
         if tagged.iter().any(|(_, tag)| tag.field() == Some(f.name.as_str())) {
             continue;
         }
@@ -101,7 +107,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         if reserved(f) {
             continue;
         }
-        let fdocs = field_docs(names, f.doc.as_deref());
+        let fdocs = field_docs(names, f_doc);
         let ser = Some(quote!(st.serialize_field(#skey, &self.#fname)?;));
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
             let (value_type, tdoc, t) = match tag {
@@ -118,7 +124,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                     (quote!(value_type), format!(" Read as the `{field}` of the `{record}` that holds it says."), None)
                 }
             };
-            let docs = doc_with_note(names, f.doc.as_deref(), &tdoc);
+            let docs = doc_with_note(names, f_doc, &tdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -138,7 +144,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         }
         if let Some((_, tag, enum_name)) = unions.iter().find(|(v, _, _)| *v == f.name) {
             let (t, e) = (ident(tag), format_ident!("{enum_name}"));
-            let docs = doc_with_note(names, f.doc.as_deref(), &format!(" Read as its `{tag}` says."));
+            let docs = doc_with_note(names, f_doc, &format!(" Read as its `{tag}` says."));
             let eq = b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
             let cc = c.clone();
             out.fields.push(FieldOut {
@@ -162,7 +168,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                 " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
                 members.join(" and ")
             );
-            let docs = doc_with_note(names, f.doc.as_deref(), &bdoc);
+            let docs = doc_with_note(names, f_doc, &bdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -183,7 +189,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             out.fields.push(FieldOut {
                 c: key,
                 ident: Some(fname.clone()),
-                docs: yes_no_docs(names, f.doc.as_deref()),
+                docs: yes_no_docs(names, f_doc),
                 decl: quote!(pub #fname: bool),
                 ty: "bool".into(),
                 from: quote!(r.#c != 0),

@@ -507,12 +507,13 @@ pub static FUNCTIONS: [&[FunctionSchema]; 22usize] = [
 ];
 /// The records (and unions) those functions' values are made of: each area's list,
 /// sorted by name.
-pub static RECORDS: [&[RecordSchema]; 17usize] = [
+pub static RECORDS: [&[RecordSchema]; 18usize] = [
     &accounting_stats::RECORDS,
     &confidential_computing_defs::RECORDS,
     &device_enums::RECORDS,
     &device_queries_power_thermal::RECORDS,
     &device_structs::RECORDS,
+    &device_structs_perf_metrics::RECORDS,
     &encoder_structs::RECORDS,
     &excluded_gpu_queries::RECORDS,
     &fabric_defs::RECORDS,
@@ -2372,6 +2373,8 @@ pub mod device_queries_power_thermal;
 pub mod device_queries_processes_utilization;
 /// Device Structs.
 pub mod device_structs;
+/// Device Structs: perf metrics.
+pub mod device_structs_perf_metrics;
 /// Encoder Structs.
 pub mod encoder_structs;
 /// Event Handling Methods.
