@@ -457,6 +457,12 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
+    /// The former name of [`Self::current_clocks_event_reasons`], which it calls.
+    #[deprecated(note = "renamed `current_clocks_event_reasons`")]
+    #[inline]
+    pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
+        self.current_clocks_event_reasons()
+    }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
     /// Calls `nvmlDeviceGetDefaultApplicationsClock`.
@@ -907,6 +913,14 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
+    }
+    /// The former name of [`Self::supported_clocks_event_reasons`], which it calls.
+    #[deprecated(note = "renamed `supported_clocks_event_reasons`")]
+    #[inline]
+    pub fn supported_clocks_throttle_reasons(
+        &self,
+    ) -> Result<ClocksEventReasons, Error> {
+        self.supported_clocks_event_reasons()
     }
     /// Retrieves the list of possible graphics clocks that can be used as an argument for [`Device::set_gpu_locked_clocks`].
     ///

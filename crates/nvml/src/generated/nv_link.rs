@@ -858,6 +858,9 @@ impl serde::Serialize for NvlinkSupportedBwModes {
         st.end()
     }
 }
+/// The former name of [`NvlinkUtilizationCounter`].
+#[deprecated(note = "renamed `NvlinkUtilizationCounter`")]
+pub type NvLinkUtilizationCounter = NvlinkUtilizationCounter;
 /// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
@@ -957,6 +960,17 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter, freeze as _)))?;
         Ok(())
     }
+    /// The former name of [`Self::freeze_nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `freeze_nvlink_utilization_counter`")]
+    #[inline]
+    pub fn freeze_nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+        freeze: bool,
+    ) -> Result<(), Error> {
+        self.freeze_nvlink_utilization_counter(link, counter, freeze)
+    }
     /// Lock the NVLink remap table to prevent MSE from making further updates.
     ///
     /// This API requests to lock the remap table to prevent MSE (Multi-Socket Engine)
@@ -1054,6 +1068,16 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, capability.0, & mut c_cap_result)))?;
         Ok(c_cap_result != 0)
     }
+    /// The former name of [`Self::nvlink_capability`], which it calls.
+    #[deprecated(note = "renamed `nvlink_capability`")]
+    #[inline]
+    pub fn nv_link_capability(
+        &self,
+        link: u32,
+        capability: NvLinkCapability,
+    ) -> Result<bool, Error> {
+        self.nvlink_capability(link, capability)
+    }
     /// Retrieves the specified error counter value
     /// Please refer to [`NvLinkErrorCounter`] for error counters that are available
     ///
@@ -1086,6 +1110,16 @@ impl<'n> Device<'n> {
         let mut c_counter_value: u64 = Default::default();
         ffi::check(call!(sym(self.raw, link, counter.0, & mut c_counter_value)))?;
         Ok(c_counter_value)
+    }
+    /// The former name of [`Self::nvlink_error_counter`], which it calls.
+    #[deprecated(note = "renamed `nvlink_error_counter`")]
+    #[inline]
+    pub fn nv_link_error_counter(
+        &self,
+        link: u32,
+        counter: NvLinkErrorCounter,
+    ) -> Result<u64, Error> {
+        self.nvlink_error_counter(link, counter)
     }
     /// Query NVLINK information associated with this device (v3).
     ///
@@ -1147,6 +1181,12 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
+    }
+    /// The former name of [`Self::nvlink_info`], which it calls.
+    #[deprecated(note = "renamed `nvlink_info`")]
+    #[inline]
+    pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
+        self.nvlink_info()
     }
     /// Get NVLink NVLE private (opaque) information.
     ///
@@ -1228,6 +1268,15 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, & mut c_p_nv_link_device_type)))?;
         Ok(IntNvLinkDeviceType(c_p_nv_link_device_type))
     }
+    /// The former name of [`Self::nvlink_remote_device_type`], which it calls.
+    #[deprecated(note = "renamed `nvlink_remote_device_type`")]
+    #[inline]
+    pub fn nv_link_remote_device_type(
+        &self,
+        link: u32,
+    ) -> Result<IntNvLinkDeviceType, Error> {
+        self.nvlink_remote_device_type(link)
+    }
     /// Retrieves the PCI information for the remote node on a NvLink link
     /// Note: pciSubSystemId is not filled in this function and is indeterminate
     ///
@@ -1278,6 +1327,12 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
+    /// The former name of [`Self::nvlink_remote_pci_info`], which it calls.
+    #[deprecated(note = "renamed `nvlink_remote_pci_info`")]
+    #[inline]
+    pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
+        self.nvlink_remote_pci_info(link)
+    }
     /// Retrieves the state of the device's NvLink for the link specified
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1304,6 +1359,12 @@ impl<'n> Device<'n> {
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
         Ok(c_is_active != 0)
+    }
+    /// The former name of [`Self::nvlink_state`], which it calls.
+    #[deprecated(note = "renamed `nvlink_state`")]
+    #[inline]
+    pub fn nv_link_state(&self, link: u32) -> Result<bool, Error> {
+        self.nvlink_state(link)
     }
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
@@ -1369,6 +1430,16 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
         Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
     }
+    /// The former name of [`Self::nvlink_utilization_control`], which it calls.
+    #[deprecated(note = "renamed `nvlink_utilization_control`")]
+    #[inline]
+    pub fn nv_link_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvLinkUtilizationControl, Error> {
+        self.nvlink_utilization_control(link, counter)
+    }
     /// **Deprecated:** Use [`Device::field_values`] with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
     /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
@@ -1412,6 +1483,16 @@ impl<'n> Device<'n> {
             txcounter: c_txcounter,
         })
     }
+    /// The former name of [`Self::nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `nvlink_utilization_counter`")]
+    #[inline]
+    pub fn nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvlinkUtilizationCounter, Error> {
+        self.nvlink_utilization_counter(link, counter)
+    }
     /// Retrieves the version of the device's NvLink for the link specified
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1439,6 +1520,12 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
         Ok(c_version)
     }
+    /// The former name of [`Self::nvlink_version`], which it calls.
+    #[deprecated(note = "renamed `nvlink_version`")]
+    #[inline]
+    pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
+        self.nvlink_version(link)
+    }
     /// Resets all error counters to zero
     /// Please refer to [`NvLinkErrorCounter`] for the list of error counters that are reset
     ///
@@ -1463,6 +1550,12 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
         Ok(())
+    }
+    /// The former name of [`Self::reset_nvlink_error_counters`], which it calls.
+    #[deprecated(note = "renamed `reset_nvlink_error_counters`")]
+    #[inline]
+    pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
+        self.reset_nvlink_error_counters(link)
     }
     /// **Deprecated:** Resetting NVLINK utilization counters is no longer supported.
     ///
@@ -1496,6 +1589,16 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkUtilizationCounter()?;
         ffi::check(call!(sym(self.raw, link, counter)))?;
         Ok(())
+    }
+    /// The former name of [`Self::reset_nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `reset_nvlink_utilization_counter`")]
+    #[inline]
+    pub fn reset_nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<(), Error> {
+        self.reset_nvlink_utilization_counter(link, counter)
     }
     /// Set the NvLink Reduced Bandwidth Mode for the device
     ///
@@ -1609,6 +1712,15 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(())
     }
+    /// The former name of [`Self::set_nvlink_device_low_power_threshold`], which it calls.
+    #[deprecated(note = "renamed `set_nvlink_device_low_power_threshold`")]
+    #[inline]
+    pub fn set_nv_link_device_low_power_threshold(
+        &self,
+        info: &NvLinkPowerThres,
+    ) -> Result<(), Error> {
+        self.set_nvlink_device_low_power_threshold(info)
+    }
     /// Set the NVLink NVLE ready state.
     ///
     /// This API signals whether NVLE (NVLink Encryption) is ready on the given device.
@@ -1685,6 +1797,18 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_nvlink_utilization_control`], which it calls.
+    #[deprecated(note = "renamed `set_nvlink_utilization_control`")]
+    #[inline]
+    pub fn set_nv_link_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+        control: &NvLinkUtilizationControl,
+        reset: bool,
+    ) -> Result<(), Error> {
+        self.set_nvlink_utilization_control(link, counter, control, reset)
     }
     /// Setup the NVLink NVLE encryption key.
     ///
