@@ -285,7 +285,7 @@ impl<'n> Device<'n> {
     /// rates are desired.
     ///
     /// Non-root users may use this API by default but can be restricted by root from using this API by calling
-    /// [`Device::set_api_restriction`] with apiType=[`RestrictedAPI::SET_AUTO_BOOSTED_CLOCKS`].
+    /// [`Device::set_api_restriction`] with `api_type`=[`RestrictedAPI::SET_AUTO_BOOSTED_CLOCKS`].
     /// Note: Persistence Mode is required to modify current Auto Boost settings, therefore, it must be enabled.
     ///
     /// On Pascal and newer hardware, Auto Boosted clocks are controlled through application clocks.
@@ -605,14 +605,14 @@ impl<'n> Device<'n> {
     }
     /// Set clocks that device will lock to.
     ///
-    /// Sets the clocks that the device will be running at to the value in the range of minGpuClockMHz to maxGpuClockMHz.
+    /// Sets the clocks that the device will be running at to the value in the range of `min_gpu_clock_m_hz` to `max_gpu_clock_m_hz`.
     ///
     /// Can be used as a setting to request constant performance.
     ///
     /// This can be called with a pair of integer clock frequencies in MHz, or a pair of /ref [`ClockLimitId`] values.
     /// See the table below for valid combinations of these values.
     ///
-    /// minGpuClock | maxGpuClock | Effect
+    /// `min_gpu_clock` | `max_gpu_clock` | Effect
     /// ------------+-------------+--------------------------------------------------
     /// tdp     |     tdp     | Lock clock to TDP
     /// unlimited  |     tdp     | Upper bound is TDP but clock may drift below this
@@ -732,7 +732,7 @@ impl<'n> Device<'n> {
     }
     /// Set memory clocks that device will lock to.
     ///
-    /// Sets the device's memory clocks to the value in the range of minMemClockMHz to maxMemClockMHz.
+    /// Sets the device's memory clocks to the value in the range of `min_mem_clock_m_hz` to `max_mem_clock_m_hz`.
     ///
     /// Can be used as a setting to request constant performance.
     ///

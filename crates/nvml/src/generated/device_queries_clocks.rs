@@ -138,7 +138,7 @@ impl serde::Serialize for MinMaxClockOfPstate {
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// Returns the current adaptive clocking status, either `false` or `true`.
+    /// Returns the current adaptive clocking status.
     ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///
@@ -175,7 +175,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, clock_type.0, & mut c_clock_m_hz)))?;
         Ok(c_clock_m_hz)
     }
-    /// Retrieve the current state of Auto Boosted clocks on a device and store it in `isEnabled`
+    /// Retrieve the current state of Auto Boosted clocks on a device and store it in `is_enabled`
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///

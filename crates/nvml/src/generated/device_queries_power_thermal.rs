@@ -545,8 +545,6 @@ impl<'n> Device<'n> {
     /// enabled state does not necessarily mean the device is being actively throttled -- only that
     /// that the driver will do so if the appropriate conditions are met.
     ///
-    /// See [`EnableState`] for details on allowed modes.
-    ///
     /// Returns the current power management mode.
     ///
     /// Calls `nvmlDeviceGetPowerManagementMode`.
@@ -582,7 +580,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::NotSupported`] if the device does not support power_mizer_mode readings
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
@@ -784,7 +782,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::NotSupported`] if the device does not support `power_mizer_mode` readings
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)

@@ -770,7 +770,7 @@ impl<'n> Device<'n> {
     /// Checking if some event occurred can be done with [`EventSet::wait`]
     ///
     /// If function reports [`Error::Unknown`], event set is in undefined state and should be freed.
-    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested eventTypes
+    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested `event_types`
     /// are registered in that case.
     ///
     /// See also: nvmlEventType
@@ -811,7 +811,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// Events are not supported on Windows. So this function returns an empty mask in `eventTypes` on Windows.
+    /// Events are not supported on Windows. So this function returns an empty mask in `event_types` on Windows.
     ///
     /// See also: nvmlEventType
     ///
@@ -878,7 +878,7 @@ impl<'n> EventSet<'n> {
     /// The returned metadata identifies the NVML public interpretation, the source-defined context payload
     /// type, payload size, and payload format version. The raw payload for any context record can be
     /// copied with [`EventSet::context_data`].
-    /// When `nvmlGpuOperationalEventContextType` names a type-specific accessor, callers may use that
+    /// When `nvml_gpu_operational_event_context_type` names a type-specific accessor, callers may use that
     /// accessor instead. Metadata is replaced by the next successful call to [`EventSet::wait_structured`]
     /// on the same event set.
     ///
@@ -946,7 +946,7 @@ impl<'n> EventSet<'n> {
     /// Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned
     /// by [`EventSet::wait_structured`].
     ///
-    /// This helper succeeds only for context records whose `nvmlGpuOperationalEventContextType` is
+    /// This helper succeeds only for context records whose `nvml_gpu_operational_event_context_type` is
     /// [`GpuOperationalEventContextType::LEGACY_XID`]. Other context records remain available
     /// through [`EventSet::context_data`].
     ///
@@ -1013,7 +1013,7 @@ impl<'n> EventSet<'n> {
     /// event set. In that mixed-subscription model, NVML event-bit subscriptions continue to deliver event
     /// bits such as [`EventTypes::XID_CRITICAL_ERROR`], while GPU Operational Event subscriptions deliver
     /// [`EventDataType::GPU_OPERATIONAL_EVENT`] records through [`EventSet::wait_structured`] with
-    /// `eventType` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
+    /// `event_type` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
     /// event-bit notification and a structured notification.
     ///
     /// This API supports GPU UUID subscriptions.
@@ -1135,17 +1135,17 @@ impl<'n> EventSet<'n> {
     /// [`Device::register_events`] and structured GPU Operational Event subscriptions registered with
     /// [`EventSet::register_gpu_operational_events`].
     ///
-    /// The returned format is distinguished by `dataType` in `params`. If `dataType` is
+    /// The returned format is distinguished by `data_type` in `params`. If `data_type` is
     /// [`EventDataType::NVML_EVENT`], the event came from the [`Device::register_events`] path,
-    /// `eventType` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
-    /// fields preserve their historical semantics. If `dataType` is
+    /// `event_type` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
+    /// fields preserve their historical semantics. If `data_type` is
     /// [`EventDataType::GPU_OPERATIONAL_EVENT`], the event came from the structured format,
-    /// `eventType` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
+    /// `event_type` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
     ///
     /// When an event set contains only NVML event-bit subscriptions, this API normalizes those events into
     /// [`EventSetWait`]. When an event set contains both NVML event-bit and structured subscriptions,
     /// each successful call returns the next available event from either path. Clients should branch on
-    /// `dataType` to determine which format was returned. An event set is not required to have
+    /// `data_type` to determine which format was returned. An event set is not required to have
     /// structured GPU Operational Event subscriptions to be used with this API.
     ///
     /// Context records for the returned event, if any, are made available through

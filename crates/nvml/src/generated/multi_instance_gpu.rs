@@ -614,9 +614,9 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct MigMode {
-    /// The current mode, `false` or `true`
+    /// The current mode
     pub current_mode: bool,
-    /// The pending mode, `false` or `true`
+    /// The pending mode
     pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -1391,19 +1391,19 @@ impl<'n> Device<'n> {
     /// device, such as minor number, might change. The caller of this API is expected to query such attributes again.
     ///
     /// On certain platforms like pass-through virtualization, where reset functionality may not be exposed directly, VM
-    /// reboot is required. `activationStatus` would return [`Error::ResetRequired`] for such cases.
+    /// reboot is required. `activation_status` would return [`Error::ResetRequired`] for such cases.
     ///
-    /// `activationStatus` would return the appropriate error code upon unsuccessful activation. For example, if device
+    /// `activation_status` would return the appropriate error code upon unsuccessful activation. For example, if device
     /// unbind fails because the device isn't idle, [`Error::InUse`] would be returned. The caller of this API
     /// is expected to idle the device and retry setting the `mode`.
     ///
-    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
+    /// **Note:** On Windows, only disabling MIG mode is supported. `activation_status` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
     ///
-    /// Returns the activationStatus status.
+    /// Returns the `activation_status` status.
     ///
     /// # Arguments
     ///
-    /// * `mode`: The mode to be set, `false` or `true`
+    /// * `mode`: The mode to be set
     ///
     /// Calls `nvmlDeviceSetMigMode`.
     ///

@@ -1278,7 +1278,7 @@ impl<'n> Device<'n> {
         self.nvlink_remote_device_type(link)
     }
     /// Retrieves the PCI information for the remote node on a NvLink link
-    /// Note: pciSubSystemId is not filled in this function and is indeterminate
+    /// Note: `pci_sub_system_id` is not filled in this function and is indeterminate
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -1634,7 +1634,7 @@ impl<'n> Device<'n> {
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode asynchronously for the device. Polling should be
-    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`]().
+    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`].
     ///
     /// For Rubin ™ or newer fully supported devices.
     ///
@@ -1645,7 +1645,7 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `b_set_best`: \[in\] - Set to the best available Bandwidth mode
-    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
+    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]
     ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
     ///

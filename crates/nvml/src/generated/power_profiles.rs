@@ -603,8 +603,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Clear one or more performance profiles be using the input bitmask
-    /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`. These profiles will be removed from the existing list of
+    /// `requested_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`. These profiles will be removed from the existing list of
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
@@ -649,8 +649,8 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileCurrentProfiles`] for more information on the struct.
-    /// This API returns a stuct which contains the current `perfProfilesMask`,
-    /// `requestedProfilesMask` and `enforcedProfilesMask`. Each bit set in each
+    /// This API returns a stuct which contains the current `perf_profiles_mask`,
+    /// `requested_profiles_mask` and `enforced_profiles_mask`. Each bit set in each
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
@@ -698,8 +698,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Request one or more performance profiles be activated using the input bitmask
-    /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`. These profiles will be added to existing list of
+    /// `requested_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`. These profiles will be added to existing list of
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
@@ -742,8 +742,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileUpdateProfiles`] for more information on the struct.
     /// Update the requested performance profiles using the input bitmask
-    /// `updateProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`.
+    /// `update_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`.
     /// The `operation` parameter specifies the operation to perform, see [`PowerProfileOperation`] for more information.
     /// Requires root/admin permissions or access to the NVIDIA WPPS capability.
     ///
@@ -781,11 +781,11 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
-    /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
+    /// The mask `perf_profiles_mask` is bitmask of all supported mode indices where the
     /// mode is supported if the index is 1. Each supported mode will have a corresponding
-    /// entry in the `perfProfile` array which will contain the `profileId`, the
+    /// entry in the `perf_profile` array which will contain the `profile_id`, the
     /// `priority` of this mode, where the lower the value, the higher the priority,
-    /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
+    /// and a `conflicting_mask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
     ///
     /// Returns struct [`WorkloadPowerProfileProfilesInfo`].

@@ -142,7 +142,7 @@ impl serde::Serialize for PowerSmoothingState {
 }
 impl<'n> Device<'n> {
     /// Activate a specific preset profile for datacenter power smoothing.
-    /// The API only sets the active preset profile based on the input profileId,
+    /// The API only sets the active preset profile based on the input `profile_id`,
     /// and ignores the other parameters of the structure.
     /// Requires root/admin permissions.
     ///
@@ -150,7 +150,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>profileId is used and the rest of the structure is ignored.
+    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>`profile_id` is used and the rest of the structure is ignored.
     ///
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
     ///
@@ -181,8 +181,6 @@ impl<'n> Device<'n> {
     /// Requires root/admin permissions.
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    ///
-    /// See [`EnableState`] for details on allowed states
     ///
     /// # Arguments
     ///

@@ -162,7 +162,6 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
-    /// The `hwbcCount` argument is expected to be set to the size of the input `hwbcEntries` array.
     /// The HIC must be connected to an S-class system for it to be reported by this function.
     ///
     /// Returns: Array holding information about hwbc.
@@ -225,7 +224,6 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// Returned process name is cropped to provided length.
     /// name string is encoded in ANSI.
     ///
     /// Returns the process name.
@@ -255,7 +253,7 @@ impl Nvml {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// Returns an array of device handles for GPUs found with affinity to `cpuNumber`.
+    /// Returns an array of device handles for GPUs found with affinity to `cpu_number`.
     ///
     /// # Arguments
     ///

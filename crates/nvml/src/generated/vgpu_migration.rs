@@ -536,13 +536,13 @@ impl<'n> Device<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload.
     /// Scheduler state and params will be allowed to set only when no VM is running.
-    /// In [`VgpuSchedulerSetState`], IFF enableARRMode is enabled then
-    /// provide avgFactorForARR and frequency as input. If enableARRMode is disabled
+    /// In [`VgpuSchedulerSetState`], IFF `enable_arr_mode` is enabled then
+    /// provide `avg_factor_for_arr` and frequency as input. If `enable_arr_mode` is disabled
     /// then provide timeslice as input.
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state`: vGPU `pSchedulerState` to set
+    /// * `p_scheduler_state`: vGPU `p_scheduler_state` to set
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState`.
     ///
@@ -580,11 +580,11 @@ impl<'n> Device<'n> {
     /// The other values in [`VgpuSchedulerCapabilities`] are also applicable if the engine is
     /// Graphics type. For other engine types, it is BEST EFFORT policy.
     /// If ARR is supported and enabled, scheduling frequency and averaging factor are applicable
-    /// else timeSlice is applicable.
+    /// else `time_slice` is applicable.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pCapabilities` is written.
+    /// Returns: Reference in which `p_capabilities` is written.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerCapabilities`.
     ///
@@ -611,14 +611,14 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_log`] instead
     ///
     /// Returns the vGPU Software scheduler logs.
-    /// `pSchedulerLog` points to a caller-allocated structure to contain the logs. The number of elements returned will
+    /// `p_scheduler_log` points to a caller-allocated structure to contain the logs. The number of elements returned will
     /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pSchedulerLog` is written.
+    /// Returns: Reference in which `p_scheduler_log` is written.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog`.
     ///
@@ -647,7 +647,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pSchedulerState` is returned.
+    /// Returns: Reference in which `p_scheduler_state` is returned.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState`.
     ///

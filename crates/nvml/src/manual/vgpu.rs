@@ -120,7 +120,7 @@ impl<'n> Device<'n> {
     /// `last_seen_time_stamp` (CPU microseconds; 0 for every sample the driver keeps).
     ///
     /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo` (size query, then fill); each value
-    /// is typed by the `sampleValType` the driver returns.
+    /// is typed by the value type the driver returns with it.
     ///
     /// # Errors
     ///
