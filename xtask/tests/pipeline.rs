@@ -513,12 +513,19 @@ fn every_yes_no_is_a_bool() {
             }
         }
     }
+    // A field named as a yes or no (`isC2cEnabled`, `bTpcRepairPending`: Hungarian `b` for
+    // bool), which the header may not describe at all.
+    let named_yes_no = |n: &str| {
+        ["is", "b"]
+            .iter()
+            .any(|p| n.strip_prefix(p).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase())))
+    };
     for r in m.records.values() {
         for field in &r.fields {
             let key = format!("{}.{}", r.name, field.name);
             let text = field.doc.as_deref().unwrap_or_default();
             if integer(&field.ty)
-                && says_yes_no(text)
+                && (says_yes_no(text) || named_yes_no(&field.name))
                 && !b.boolean_field(&r.name, &field.name)
                 && !not_yes_no.contains(&key.as_str())
             {
@@ -995,4 +1002,53 @@ fn method_descriptions_speak_rust() {
     assert!(methods > 400, "only {methods} documented methods found");
     let counts: Vec<String> = found.iter().map(|(k, v)| format!("{k}: {} ({:?})", v.len(), v)).collect();
     assert!(found.is_empty(), "method descriptions that speak C:\n{}", counts.join("\n"));
+}
+
+/// The README's claim that a `#define` family a method takes has a type: no argument the
+/// header documents as "One of the NVML_X_*" (or a yes or no) is a bare integer.
+#[test]
+fn define_families_methods_take_have_types() {
+    let src = project_root().join("crates/nvml/src/generated");
+    let mut bare = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("exercise.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut family_args: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let t = line.trim_start();
+            if let Some(doc) = t.strip_prefix("/// * `") {
+                let (arg, rest) = doc.split_once("`:").unwrap_or((doc, ""));
+                let family =
+                    rest.split_whitespace().any(|w| w.starts_with("NVML_") && w.trim_end_matches('.').ends_with("_*"));
+                if family {
+                    family_args.push(arg.to_string());
+                }
+            } else if t.starts_with("pub fn ") {
+                let sig = t.to_string();
+                family_args.drain(..).for_each(|arg| {
+                    // The signature may span lines: look for the argument in the file after it.
+                    let at = text.find(&sig).unwrap_or(0);
+                    let after = &text[at..];
+                    let end = after.find('{').unwrap_or(after.len());
+                    let decl = after[..end]
+                        .split(&format!("{arg}: "))
+                        .nth(1)
+                        .map(|r| r.split([',', ')']).next().unwrap_or(r).trim().to_string());
+                    if let Some(ty) = decl.filter(|ty| ["u32", "i32", "u64", "u8"].contains(&ty.as_str())) {
+                        bare.push(format!("{}: {}: `{arg}: {ty}`", path.file_name().unwrap().to_string_lossy(), sig));
+                    }
+                });
+            } else if !t.starts_with("///") && !t.starts_with("#[") {
+                family_args.clear();
+            }
+        }
+    }
+    assert!(
+        bare.is_empty(),
+        "arguments of a `#define` family that are bare integers (a `values` rule gives them a type):\n{}",
+        bare.join("\n")
+    );
 }

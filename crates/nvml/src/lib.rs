@@ -133,6 +133,13 @@ pub use nvml_sys as sys;
 /// take a link index below it (`for link in 0..NVLINK_MAX_LINKS`), a `u32` as they do.
 #[doc(alias = "NVML_NVLINK_MAX_LINKS")]
 pub const NVLINK_MAX_LINKS: u32 = nvml_sys::NVML_NVLINK_MAX_LINKS as u32;
+
+impl EventTypes {
+    /// nvml-wrapper's name of [`EventTypes::XID_CRITICAL_ERROR`], so that a port meets a hint
+    /// and not only an unknown name.
+    #[deprecated(note = "nvml-wrapper's spelling: the bit is `EventTypes::XID_CRITICAL_ERROR`")]
+    pub const CRITICAL_XID_ERROR: EventTypes = EventTypes::XID_CRITICAL_ERROR;
+}
 pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -69,6 +69,9 @@ pub struct Rules {
     /// before a `renames` rule or a better derived name replaced them: each stays as a
     /// deprecated method that calls the new one, so that the rename is a minor release.
     pub former_methods: BTreeMap<String, Vec<String>>,
+    /// Function → a paragraph (Markdown) its method's description ends with: what reads
+    /// better in Rust (`EventSet::wait` → `EventSet::next_event`), which the header cannot say.
+    pub see_also: BTreeMap<String, String>,
     /// C enum (its name or a typedef of it) → the safe type's name, where the derived one
     /// reads worse; `former` is the name a published release had, which stays as a deprecated
     /// type alias.
@@ -358,6 +361,8 @@ pub struct Bindings {
     pub renames: BTreeMap<String, String>,
     /// Function or family → the deprecated former method names.
     pub former_methods: BTreeMap<String, Vec<String>>,
+    /// Function → the paragraph its method's description ends with (`see_also`).
+    pub see_also: BTreeMap<String, String>,
     /// Enum model name → its renamed safe type (the rule's keys resolved to the enum).
     pub type_renames: BTreeMap<String, Renamed>,
     pub constant_renames: BTreeMap<String, Renamed>,
@@ -472,6 +477,12 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     owned(&i, &mut d);
     renames(&i, &mut d);
     former_methods(&i, &mut d);
+    for (func, text) in &i.rules.see_also {
+        let p = i.place("see_also", func);
+        if function(i.model, func, &p, &mut d).is_some() && text.trim().is_empty() {
+            d.error(p, "says nothing");
+        }
+    }
     let type_renames = type_renames(&i, &mut d);
     constant_renames(&i, &mut d);
     let skipped = skip(&i, &mut d);
@@ -504,6 +515,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         owned: rules.owned.clone(),
         renames: rules.renames.clone(),
         former_methods: rules.former_methods.clone(),
+        see_also: rules.see_also.clone(),
         type_renames,
         constant_renames: rules.constant_renames.clone(),
         skipped,

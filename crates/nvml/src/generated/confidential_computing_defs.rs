@@ -100,7 +100,7 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
 #[non_exhaustive]
 pub struct ConfComputeGpuAttestationReport {
     /// `isCecAttestationReportPresent` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
-    pub is_cec_attestation_report_present: u32,
+    pub is_cec_attestation_report_present: bool,
     /// `attestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub attestation_report_size: u32,
     /// `cecAttestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
@@ -117,7 +117,7 @@ for ConfComputeGpuAttestationReport {
     fn from_raw(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
         #[allow(clippy::needless_update)]
         ConfComputeGpuAttestationReport {
-            is_cec_attestation_report_present: r.isCecAttestationReportPresent,
+            is_cec_attestation_report_present: r.isCecAttestationReportPresent != 0,
             attestation_report_size: r.attestationReportSize,
             cec_attestation_report_size: r.cecAttestationReportSize,
             nonce: r.nonce.iter().map(|x| (*x)).collect(),
@@ -136,7 +136,7 @@ for ConfComputeGpuAttestationReport {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuAttestationReport_st::default();
-        r.isCecAttestationReportPresent = self.is_cec_attestation_report_present;
+        r.isCecAttestationReportPresent = self.is_cec_attestation_report_present as _;
         r.attestationReportSize = self.attestation_report_size;
         r.cecAttestationReportSize = self.cec_attestation_report_size;
         for (d, s) in r.nonce.iter_mut().zip(self.nonce.iter()) {

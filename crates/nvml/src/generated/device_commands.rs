@@ -533,9 +533,13 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
     #[inline]
-    pub fn set_fan_control_policy(&self, fan: u32, policy: u32) -> Result<(), Error> {
+    pub fn set_fan_control_policy(
+        &self,
+        fan: u32,
+        policy: FanControlPolicy,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanControlPolicy()?;
-        ffi::check(call!(sym(self.raw, fan, policy)))?;
+        ffi::check(call!(sym(self.raw, fan, policy.bits() as _)))?;
         Ok(())
     }
     /// Sets the speed of a specified fan.

@@ -1792,7 +1792,7 @@ impl core::fmt::Display for DeviceArchitecture {
                 5 => "Volta",
                 6 => "Turing",
                 7 => "Ampere",
-                8 => "ADA",
+                8 => "Ada",
                 9 => "Hopper",
                 10 => "Blackwell",
                 11 => "DLA",
@@ -1800,6 +1800,61 @@ impl core::fmt::Display for DeviceArchitecture {
                 13 => "Rubin",
                 15 => "NPU3",
                 4294967295 => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
+/// The values `NVML_FAN_POLICY_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FanControlPolicy::name`]).
+#[doc(alias = "nvmlFanControlPolicy_t")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct FanControlPolicy(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl FanControlPolicy {
+    /// Temperature-controlled fan policy.
+    ///
+    ///`NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW`
+    pub const TEMPERATURE_CONTINOUS_SW: FanControlPolicy = FanControlPolicy(
+        sys::NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW as u32,
+    );
+    /// Manual fan control policy.
+    ///
+    ///`NVML_FAN_POLICY_MANUAL`
+    pub const MANUAL: FanControlPolicy = FanControlPolicy(
+        sys::NVML_FAN_POLICY_MANUAL as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("TEMPERATURE_CONTINOUS_SW"),
+            1 => Some("MANUAL"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        FanControlPolicy(v)
+    }
+}
+open_newtype!(FanControlPolicy(u32), unsigned);
+impl core::fmt::Display for FanControlPolicy {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Temperature Continous SW",
+                1 => "Manual",
                 other => return write!(f, "{other}"),
             },
         )

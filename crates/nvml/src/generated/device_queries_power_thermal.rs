@@ -254,11 +254,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
     #[inline]
-    pub fn fan_control_policy(&self, fan: u32) -> Result<u32, Error> {
+    pub fn fan_control_policy(&self, fan: u32) -> Result<FanControlPolicy, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanControlPolicy_v2()?;
         let mut c_policy: u32 = Default::default();
         ffi::check(call!(sym(self.raw, fan, & mut c_policy)))?;
-        Ok(c_policy)
+        Ok(FanControlPolicy::from_bits_retain(c_policy as _))
     }
     /// Retrieves the intended operating speed of the device's fan.
     ///

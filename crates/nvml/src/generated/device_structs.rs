@@ -1779,13 +1779,13 @@ impl serde::Serialize for BridgeChipInfo {
 #[non_exhaustive]
 pub struct C2cModeInfo {
     /// `isC2cEnabled` of [`C2cModeInfo`], which nvml.h does not describe.
-    pub is_c2c_enabled: u32,
+    pub is_c2c_enabled: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn from_raw(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         C2cModeInfo {
-            is_c2c_enabled: r.isC2cEnabled,
+            is_c2c_enabled: r.isC2cEnabled != 0,
             ..Default::default()
         }
     }
@@ -1794,7 +1794,7 @@ impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlC2cModeInfo_v1_t::default();
-        r.isC2cEnabled = self.is_c2c_enabled;
+        r.isC2cEnabled = self.is_c2c_enabled as _;
         r
     }
 }
@@ -2765,16 +2765,16 @@ impl serde::Serialize for ProcessInfo {
 #[non_exhaustive]
 pub struct RepairStatus {
     /// `bChannelRepairPending` of [`RepairStatus`], which nvml.h does not describe.
-    pub b_channel_repair_pending: u32,
+    pub b_channel_repair_pending: bool,
     /// `bTpcRepairPending` of [`RepairStatus`], which nvml.h does not describe.
-    pub b_tpc_repair_pending: u32,
+    pub b_tpc_repair_pending: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from_raw(r: &sys::nvmlRepairStatus_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         RepairStatus {
-            b_channel_repair_pending: r.bChannelRepairPending,
-            b_tpc_repair_pending: r.bTpcRepairPending,
+            b_channel_repair_pending: r.bChannelRepairPending != 0,
+            b_tpc_repair_pending: r.bTpcRepairPending != 0,
             ..Default::default()
         }
     }
@@ -2784,8 +2784,8 @@ impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
         r.version = sys::nvmlRepairStatus_v1 as _;
-        r.bChannelRepairPending = self.b_channel_repair_pending;
-        r.bTpcRepairPending = self.b_tpc_repair_pending;
+        r.bChannelRepairPending = self.b_channel_repair_pending as _;
+        r.bTpcRepairPending = self.b_tpc_repair_pending as _;
         r
     }
 }
@@ -2967,14 +2967,14 @@ impl serde::Serialize for UUID {
 #[non_exhaustive]
 pub struct UnrepairableMemoryStatus {
     /// `bUnrepairableMemory` of [`UnrepairableMemoryStatus`], which nvml.h does not describe.
-    pub b_unrepairable_memory: u32,
+    pub b_unrepairable_memory: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn from_raw(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         UnrepairableMemoryStatus {
-            b_unrepairable_memory: r.bUnrepairableMemory,
+            b_unrepairable_memory: r.bUnrepairableMemory != 0,
             ..Default::default()
         }
     }
@@ -2984,7 +2984,7 @@ for UnrepairableMemoryStatus {
     fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnrepairableMemoryStatus_v1_t::default();
-        r.bUnrepairableMemory = self.b_unrepairable_memory;
+        r.bUnrepairableMemory = self.b_unrepairable_memory as _;
         r
     }
 }

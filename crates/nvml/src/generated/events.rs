@@ -1087,6 +1087,8 @@ impl<'n> EventSet<'n> {
     ///
     /// Returns event data.
     ///
+    /// [`EventSet::next_event`] waits the same way and answers an [`Event`](crate::Event), a variant per event type with its device; [`EventSet::events`] iterates over them.
+    ///
     /// # Arguments
     ///
     /// * `timeoutms`: Maximum amount of wait time in milliseconds for registered event

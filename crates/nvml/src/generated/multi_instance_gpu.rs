@@ -50,6 +50,343 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
+/// The values `NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`ComputeInstanceEngineProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct ComputeInstanceEngineProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl ComputeInstanceEngineProfile {
+    /// All the engines except multiprocessors would be shared.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED`
+    pub const SHARED: ComputeInstanceEngineProfile = ComputeInstanceEngineProfile(
+        sys::NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("SHARED"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        ComputeInstanceEngineProfile(v)
+    }
+}
+open_newtype!(ComputeInstanceEngineProfile(u32), unsigned);
+impl core::fmt::Display for ComputeInstanceEngineProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Shared",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
+/// The values `NVML_COMPUTE_INSTANCE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`ComputeInstanceProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct ComputeInstanceProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl ComputeInstanceProfile {
+    /// 1_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE`
+    pub const PROFILE_1_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32,
+    );
+    /// 2_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE`
+    pub const PROFILE_2_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE as u32,
+    );
+    /// 3_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE`
+    pub const PROFILE_3_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE as u32,
+    );
+    /// 4_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE`
+    pub const PROFILE_4_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE as u32,
+    );
+    /// 7_SLICE compute instance profile  (perf optimized for host work scheduling).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE`
+    pub const PROFILE_7_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32,
+    );
+    /// 8_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE`
+    pub const PROFILE_8_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE as u32,
+    );
+    /// 6_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE`
+    pub const PROFILE_6_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE as u32,
+    );
+    /// 1_SLICE compute instance profile (rev1).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1`
+    pub const PROFILE_1_SLICE_REV1: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 as u32,
+    );
+    /// 7_SLICE compute instance profile (perf optimized for multi-GPU use).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL`
+    pub const PROFILE_7_SLICE_NVL: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("PROFILE_1_SLICE"),
+            1 => Some("PROFILE_2_SLICE"),
+            2 => Some("PROFILE_3_SLICE"),
+            3 => Some("PROFILE_4_SLICE"),
+            4 => Some("PROFILE_7_SLICE"),
+            5 => Some("PROFILE_8_SLICE"),
+            6 => Some("PROFILE_6_SLICE"),
+            7 => Some("PROFILE_1_SLICE_REV1"),
+            8 => Some("PROFILE_7_SLICE_NVL"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        ComputeInstanceProfile(v)
+    }
+}
+open_newtype!(ComputeInstanceProfile(u32), unsigned);
+impl core::fmt::Display for ComputeInstanceProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Profile 1 Slice",
+                1 => "Profile 2 Slice",
+                2 => "Profile 3 Slice",
+                3 => "Profile 4 Slice",
+                4 => "Profile 7 Slice",
+                5 => "Profile 8 Slice",
+                6 => "Profile 6 Slice",
+                7 => "Profile 1 Slice REV1",
+                8 => "Profile 7 Slice NVL",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
+/// The values `NVML_GPU_INSTANCE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`GpuInstanceProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct GpuInstanceProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl GpuInstanceProfile {
+    /// 1_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE`
+    pub const PROFILE_1_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32,
+    );
+    /// 2_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE`
+    pub const PROFILE_2_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE as u32,
+    );
+    /// 3_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_3_SLICE`
+    pub const PROFILE_3_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32,
+    );
+    /// 4_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_4_SLICE`
+    pub const PROFILE_4_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_4_SLICE as u32,
+    );
+    /// 7_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_7_SLICE`
+    pub const PROFILE_7_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_7_SLICE as u32,
+    );
+    /// 8_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_8_SLICE`
+    pub const PROFILE_8_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_8_SLICE as u32,
+    );
+    /// 6_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_6_SLICE`
+    pub const PROFILE_6_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_6_SLICE as u32,
+    );
+    /// 1_SLICE GPU instance profile (rev1).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1`
+    pub const PROFILE_1_SLICE_REV1: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 as u32,
+    );
+    /// 2_SLICE GPU instance profile (rev1).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1`
+    pub const PROFILE_2_SLICE_REV1: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 as u32,
+    );
+    /// 1_SLICE GPU instance profile (rev2).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2`
+    pub const PROFILE_1_SLICE_REV2: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 as u32,
+    );
+    /// 1_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX`
+    pub const PROFILE_1_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX as u32,
+    );
+    /// 2_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX`
+    pub const PROFILE_2_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX as u32,
+    );
+    /// 4_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX`
+    pub const PROFILE_4_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX as u32,
+    );
+    /// 1_SLICE profile with none of Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME`
+    pub const PROFILE_1_SLICE_NO_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME as u32,
+    );
+    /// 2_SLICE profile with none of Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME`
+    pub const PROFILE_2_SLICE_NO_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME as u32,
+    );
+    /// 1_SLICE profile with all of GPU Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME`
+    pub const PROFILE_1_SLICE_ALL_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME as u32,
+    );
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME`
+    pub const PROFILE_2_SLICE_ALL_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME as u32,
+    );
+    /// 3_SLICE gfx + media capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX`
+    pub const PROFILE_3_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("PROFILE_1_SLICE"),
+            1 => Some("PROFILE_2_SLICE"),
+            2 => Some("PROFILE_3_SLICE"),
+            3 => Some("PROFILE_4_SLICE"),
+            4 => Some("PROFILE_7_SLICE"),
+            5 => Some("PROFILE_8_SLICE"),
+            6 => Some("PROFILE_6_SLICE"),
+            7 => Some("PROFILE_1_SLICE_REV1"),
+            8 => Some("PROFILE_2_SLICE_REV1"),
+            9 => Some("PROFILE_1_SLICE_REV2"),
+            10 => Some("PROFILE_1_SLICE_GFX"),
+            11 => Some("PROFILE_2_SLICE_GFX"),
+            12 => Some("PROFILE_4_SLICE_GFX"),
+            13 => Some("PROFILE_1_SLICE_NO_ME"),
+            14 => Some("PROFILE_2_SLICE_NO_ME"),
+            15 => Some("PROFILE_1_SLICE_ALL_ME"),
+            16 => Some("PROFILE_2_SLICE_ALL_ME"),
+            17 => Some("PROFILE_3_SLICE_GFX"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        GpuInstanceProfile(v)
+    }
+}
+open_newtype!(GpuInstanceProfile(u32), unsigned);
+impl core::fmt::Display for GpuInstanceProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Profile 1 Slice",
+                1 => "Profile 2 Slice",
+                2 => "Profile 3 Slice",
+                3 => "Profile 4 Slice",
+                4 => "Profile 7 Slice",
+                5 => "Profile 8 Slice",
+                6 => "Profile 6 Slice",
+                7 => "Profile 1 Slice REV1",
+                8 => "Profile 2 Slice REV1",
+                9 => "Profile 1 Slice REV2",
+                10 => "Profile 1 Slice GFX",
+                11 => "Profile 2 Slice GFX",
+                12 => "Profile 4 Slice GFX",
+                13 => "Profile 1 Slice NO ME",
+                14 => "Profile 2 Slice NO ME",
+                15 => "Profile 1 Slice All ME",
+                16 => "Profile 2 Slice All ME",
+                17 => "Profile 3 Slice GFX",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 /// The safe form of `nvmlComputeInstanceInfo_st`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -993,7 +1330,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn gpu_instance_profile_info(
         &self,
-        profile: u32,
+        profile: GpuInstanceProfile,
     ) -> Result<GpuInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1008,7 +1345,7 @@ impl<'n> Device<'n> {
                     };
                     ffi::check(
                         call!(
-                            sym(self.raw, profile, (& mut c_info as * mut
+                            sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                             sys::nvmlGpuInstanceProfileInfo_v3_st).cast())
                         ),
                     )?;
@@ -1027,7 +1364,7 @@ impl<'n> Device<'n> {
                             };
                             ffi::check(
                                 call!(
-                                    sym(self.raw, profile, (& mut c_info as * mut
+                                    sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                                     sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
                                 ),
                             )?;
@@ -1052,7 +1389,7 @@ impl<'n> Device<'n> {
                 };
                 ffi::check(
                     call!(
-                        sym(self.raw, profile, (& mut c_info as * mut
+                        sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                         sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
                     ),
                 )?;
@@ -1065,7 +1402,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfo() {
             match (|| -> Result<GpuInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
+                ffi::check(call!(sym(self.raw, profile.bits() as _, & mut c_info)))?;
                 Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1581,8 +1918,8 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn compute_instance_profile_info(
         &self,
-        profile: u32,
-        eng_profile: u32,
+        profile: ComputeInstanceProfile,
+        eng_profile: ComputeInstanceEngineProfile,
     ) -> Result<ComputeInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1597,7 +1934,8 @@ impl<'n> GpuInstance<'n> {
                     };
                     ffi::check(
                         call!(
-                            sym(self.raw, profile, eng_profile, (& mut c_info as * mut
+                            sym(self.raw, profile.bits() as _, eng_profile.bits() as _,
+                            (& mut c_info as * mut
                             sys::nvmlComputeInstanceProfileInfo_v3_st).cast())
                         ),
                     )?;
@@ -1616,8 +1954,9 @@ impl<'n> GpuInstance<'n> {
                 };
                 ffi::check(
                     call!(
-                        sym(self.raw, profile, eng_profile, (& mut c_info as * mut
-                        sys::nvmlComputeInstanceProfileInfo_v2_st).cast())
+                        sym(self.raw, profile.bits() as _, eng_profile.bits() as _, (&
+                        mut c_info as * mut sys::nvmlComputeInstanceProfileInfo_v2_st)
+                        .cast())
                     ),
                 )?;
                 Ok(
@@ -1633,7 +1972,12 @@ impl<'n> GpuInstance<'n> {
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfo() {
             match (|| -> Result<ComputeInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
+                ffi::check(
+                    call!(
+                        sym(self.raw, profile.bits() as _, eng_profile.bits() as _, & mut
+                        c_info)
+                    ),
+                )?;
                 Ok(
                     <ComputeInstanceProfileInfo as crate::raw::FromRaw<
                         _,

@@ -405,7 +405,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_scheduler_log(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
         let mut c_p_scheduler_log_info = {
@@ -445,7 +445,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_scheduler_state(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
         let mut c_p_scheduler_state_info = {
@@ -761,7 +761,7 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn vgpu_scheduler_log(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -836,7 +836,7 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn vgpu_scheduler_state(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(

@@ -150,6 +150,68 @@ impl core::fmt::Display for DeviceGpuRecoveryAction {
         )
     }
 }
+/// The values `NVML_VGPU_SCHEDULER_ENGINE_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`VgpuSchedulerEngineType::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct VgpuSchedulerEngineType(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl VgpuSchedulerEngineType {
+    /// Graphics engine.
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_GRAPHICS`
+    pub const GRAPHICS: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_GRAPHICS as u32,
+    );
+    /// NVENC1
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC1`
+    pub const NVENC1: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC1 as u32,
+    );
+    /// NVENC0
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC0`
+    pub const NVENC0: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC0 as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("GRAPHICS"),
+            2 => Some("NVENC1"),
+            3 => Some("NVENC0"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        VgpuSchedulerEngineType(v)
+    }
+}
+open_newtype!(VgpuSchedulerEngineType(u32), unsigned);
+impl core::fmt::Display for VgpuSchedulerEngineType {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                1 => "Graphics",
+                2 => "NVENC1",
+                3 => "NVENC0",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure containing vGPU software licensable feature information
 ///
 /// The safe form of `nvmlGridLicensableFeature_st`.
@@ -1167,7 +1229,7 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 #[non_exhaustive]
 pub struct VgpuSchedulerLogInfo {
     /// Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
@@ -1189,7 +1251,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLo
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
@@ -1210,7 +1272,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogI
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1225,7 +1287,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLo
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             entries_count: r.entriesCount,
             log_entries: r
@@ -1249,7 +1311,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogI
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();
@@ -1589,7 +1651,7 @@ impl serde::Serialize for VgpuSchedulerSetState {
 #[non_exhaustive]
 pub struct VgpuSchedulerStateInfo {
     /// Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
@@ -1608,7 +1670,7 @@ for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
@@ -1620,7 +1682,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerSt
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1632,7 +1694,7 @@ for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerParams::from_raw_tagged(
                 r.arrMode as u32,
@@ -1647,7 +1709,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerSt
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();
@@ -1682,7 +1744,7 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
 #[non_exhaustive]
 pub struct VgpuSchedulerState {
     /// One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
@@ -1700,7 +1762,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStat
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerState {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             frequency: r.frequency,
@@ -1712,7 +1774,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState 
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.frequency = self.frequency;
@@ -1723,7 +1785,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStat
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerState {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
                 r.enableARRMode as u32,
@@ -1738,7 +1800,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState 
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerState_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();

@@ -683,6 +683,10 @@ impl Gen<'_> {
                 text.push_str(&format!("\n\n{returns}"));
             }
         }
+        // What reads better in Rust, which the rules say.
+        if let Some(see) = self.b.see_also.get(&m.calls[0].symbol) {
+            text.push_str(&format!("\n\n{}", see.trim()));
+        }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
         }

@@ -584,14 +584,14 @@ pub(super) fn human(constant: &str) -> String {
         })
     };
     // Abbreviations longer than three letters; words of three letters or fewer are ones but
-    // for these English words.
+    // for these English words and names (the Ada architecture).
     // A performance state is `P0`, as nvidia-smi writes it.
     if let Some(n) = constant.strip_prefix("PSTATE_").filter(|n| n.chars().all(|c| c.is_ascii_digit())) {
         return format!("P{n}");
     }
     let abbreviations = ["NVIDIA", "TITAN", "GRID", "SRAM", "DRAM", "BAR1", "WDDM", "MCDM", "UUID", "NUMA", "HBM3"];
     let words =
-        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO"];
+        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO", "ADA"];
     constant
         .split('_')
         .filter(|w| !w.is_empty())
@@ -790,6 +790,7 @@ mod tests {
             "NVIDIA_RTX",
             "GEFORCE_RTX",
             "HOPPER",
+            "ADA",
             "PSTATE_3",
             "TX_BYTES",
             "PCIE",
@@ -806,6 +807,7 @@ mod tests {
                 "NVIDIA RTX",
                 "GeForce RTX",
                 "Hopper",
+                "Ada",
                 "P3",
                 "TX Bytes",
                 "PCIe",

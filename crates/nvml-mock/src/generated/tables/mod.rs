@@ -1461,7 +1461,7 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1479,7 +1479,7 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1902,11 +1902,11 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1915,11 +1915,11 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
