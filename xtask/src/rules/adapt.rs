@@ -120,6 +120,7 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("renames", rules.renames, function, no_function);
     keep!("former_methods", rules.former_methods, function, no_function);
     keep!("see_also", rules.see_also, function, no_function);
+    keep!("enums", rules.enums, function, no_function);
     keep!(
         "type_renames",
         rules.type_renames,

@@ -1514,16 +1514,16 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
     #[inline]
-    pub fn nvlink_version(&self, link: u32) -> Result<u32, Error> {
+    pub fn nvlink_version(&self, link: u32) -> Result<NvlinkVersion, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
-        let mut c_version: u32 = Default::default();
+        let mut c_version: sys::nvmlNvlinkVersion_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
-        Ok(c_version)
+        Ok(NvlinkVersion(c_version))
     }
     /// The former name of [`Self::nvlink_version`], which it calls.
     #[deprecated(note = "renamed `nvlink_version`")]
     #[inline]
-    pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
+    pub fn nv_link_version(&self, link: u32) -> Result<NvlinkVersion, Error> {
         self.nvlink_version(link)
     }
     /// Resets all error counters to zero

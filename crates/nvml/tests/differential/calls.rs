@@ -529,7 +529,7 @@ pub static TABLE: &[Entry] = &[
         })
     }),
     e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nvlink_state(a.u("link")).map(|v| j(v as u32))),
-    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nvlink_remote_pci_info(a.u("link")).map(j)),
     e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nvlink_remote_device_type(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nvlink_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),

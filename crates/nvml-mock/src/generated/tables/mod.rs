@@ -528,7 +528,7 @@ pub static RECORDS: [&[RecordSchema]; 18usize] = [
     &vgpu_structs::RECORDS,
 ];
 /// The constants of each enum those values use, sorted by enum name.
-pub static ENUMS: [(&str, &[&str]); 42usize] = [
+pub static ENUMS: [(&str, &[&str]); 43usize] = [
     (
         "nvmlBrandType_enum",
         &[
@@ -769,6 +769,20 @@ pub static ENUMS: [(&str, &[&str]); 42usize] = [
             "NVML_NVLINK_COUNTER_UNIT_BYTES",
             "NVML_NVLINK_COUNTER_UNIT_RESERVED",
             "NVML_NVLINK_COUNTER_UNIT_COUNT",
+        ],
+    ),
+    (
+        "nvmlNvlinkVersion_enum",
+        &[
+            "NVML_NVLINK_VERSION_INVALID",
+            "NVML_NVLINK_VERSION_1_0",
+            "NVML_NVLINK_VERSION_2_0",
+            "NVML_NVLINK_VERSION_2_2",
+            "NVML_NVLINK_VERSION_3_0",
+            "NVML_NVLINK_VERSION_3_1",
+            "NVML_NVLINK_VERSION_4_0",
+            "NVML_NVLINK_VERSION_5_0",
+            "NVML_NVLINK_VERSION_6_0",
         ],
     ),
     (
