@@ -20,6 +20,7 @@ use crate::model::{ConstValue, Enum, EnumConstant, Field, Function, HeaderInfo, 
 use crate::pipeline::{self, Inputs, Planned};
 use crate::plan::Wrapping;
 
+pub mod listing;
 mod safe;
 pub use safe::{ApiItem, ApiType, Breaking, Cause, SafeApi, SafeDiff};
 

@@ -67,6 +67,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prints the safe crate's public API as a listing (what `release` keeps of each release in
+    /// crates/nvml/api/), or with `--since` what breaks that release's API.
+    Api {
+        /// The crate's sources to read.
+        #[arg(long, value_name = "DIR", default_value = "crates/nvml/src")]
+        src: PathBuf,
+        /// A release whose listing crates/nvml/api/VERSION.txt holds: print its breaks, as
+        /// changelog lines, and exit 1 when there are any.
+        #[arg(long, value_name = "VERSION")]
+        since: Option<String>,
+    },
     /// Prints how many functions of the header have a safe method, and why the others do not.
     Coverage {
         #[command(flatten)]
@@ -220,6 +231,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             commands::model::run(&root, &input.inputs(), json)?;
             true
         }
+        Command::Api { src, since } => commands::api::run(&root, &root.join(src), since.as_deref())?,
         Command::Coverage { input, json } => {
             commands::coverage::run(&root, &input.inputs(), json)?;
             true

@@ -513,12 +513,19 @@ fn every_yes_no_is_a_bool() {
             }
         }
     }
+    // A field named as a yes or no (`isC2cEnabled`, `bTpcRepairPending`: Hungarian `b` for
+    // bool), which the header may not describe at all.
+    let named_yes_no = |n: &str| {
+        ["is", "b"]
+            .iter()
+            .any(|p| n.strip_prefix(p).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase())))
+    };
     for r in m.records.values() {
         for field in &r.fields {
             let key = format!("{}.{}", r.name, field.name);
             let text = field.doc.as_deref().unwrap_or_default();
             if integer(&field.ty)
-                && says_yes_no(text)
+                && (says_yes_no(text) || named_yes_no(&field.name))
                 && !b.boolean_field(&r.name, &field.name)
                 && !not_yes_no.contains(&key.as_str())
             {
@@ -900,4 +907,148 @@ fn generated_docs_speak_rust() {
     }
     assert!(errors_sections > 350, "only {errors_sections} `# Errors` sections");
     assert!(problems.is_empty(), "{} place(s) in C terms:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// The safe crate's method descriptions speak Rust (issue 37): outside the "Calls" line and
+/// `# Errors`, no C identifier (a camelCase parameter or field name), no "call nvmlX" (the
+/// method is linked instead), no "See `EnableState`" (no method answers one), no text about a
+/// buffer the method owns, and no "`false` or `true`" repeating a `bool`'s range.
+/// Each kind is counted, and each count must be 0.
+#[test]
+fn method_descriptions_speak_rust() {
+    let src = project_root().join("crates/nvml/src");
+    let mut paths = vec![src.join("nvml.rs")];
+    for dir in ["generated", "manual"] {
+        paths.extend(std::fs::read_dir(src.join(dir)).unwrap().map(|e| e.unwrap().path()));
+    }
+    // Words of the header's prose that look like identifiers and are not.
+    let words = ["vGPU", "vGPUs", "iGPU", "infoROM", "mW", "mJ"];
+    let mut found: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let mut methods = 0;
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "rs") && !p.ends_with("exercise.rs")) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            if !(t.starts_with("pub fn ") && line.starts_with("    ")) {
+                continue;
+            }
+            let docs: Vec<&str> = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| !(l.trim_end().ends_with('}') || l.trim_end().ends_with('{')))
+                .filter_map(|l| l.trim_start().strip_prefix("///"))
+                .collect();
+            if docs.is_empty() {
+                continue;
+            }
+            methods += 1;
+            let name = t.trim_start_matches("pub fn ").split('(').next().unwrap_or(t);
+            let at = format!("{}: {name}", path.file_name().unwrap().to_string_lossy());
+            let mut description: Vec<&str> = docs.into_iter().rev().collect();
+            if let Some(e) = description.iter().position(|l| l.trim() == "# Errors") {
+                description.truncate(e);
+            }
+            let (mut fenced, mut calls) = (false, false);
+            for l in description {
+                if l.trim_start().starts_with("```") {
+                    fenced = !fenced;
+                }
+                // The "Calls" paragraph names the C functions, as it should.
+                calls = l.trim_start().starts_with("Calls `") || (calls && !l.trim().is_empty());
+                if fenced || calls {
+                    continue;
+                }
+                // Links name Rust items: their text is no C.
+                let mut prose = String::new();
+                let mut rest = l;
+                while let Some(open) = rest.find('[') {
+                    prose.push_str(&rest[..open]);
+                    rest = rest[open..].find(']').map_or("", |close| &rest[open + close + 1..]);
+                }
+                prose.push_str(rest);
+                for w in prose.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                    let lower_first = w.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+                    let c_name = lower_first && w.chars().any(|c| c.is_ascii_uppercase()) && !words.contains(&w);
+                    // NVML's and CUDA's own names (`nvmlMpsDeviceEnumeration`, a group of the
+                    // header; `cuDeviceGetAttribute`) are the reader's to look up.
+                    if c_name && !w.starts_with("nvml") && !w.starts_with("cu") {
+                        found.entry("C identifier").or_default().push(format!("{at}: {w}"));
+                    }
+                }
+                let lower = prose.to_ascii_lowercase();
+                if ["call nvml", "call `nvml", "calling nvml", "calling `nvml"].iter().any(|c| lower.contains(c)) {
+                    found.entry("call nvmlX").or_default().push(format!("{at}: {}", l.trim()));
+                }
+                if prose.contains("See `EnableState`") || l.contains("See [`EnableState`]") {
+                    found.entry("See EnableState").or_default().push(at.clone());
+                }
+                for b in [
+                    "caller-supplied buffer",
+                    "Caller-supplied buffer",
+                    "Buffer to read samples into",
+                    "cropped to provided length",
+                ] {
+                    if l.contains(b) {
+                        found.entry("a buffer the method owns").or_default().push(format!("{at}: {b}"));
+                    }
+                }
+                if l.contains("`false` or `true`") {
+                    found.entry("`false` or `true`").or_default().push(at.clone());
+                }
+            }
+        }
+    }
+    assert!(methods > 400, "only {methods} documented methods found");
+    let counts: Vec<String> = found.iter().map(|(k, v)| format!("{k}: {} ({:?})", v.len(), v)).collect();
+    assert!(found.is_empty(), "method descriptions that speak C:\n{}", counts.join("\n"));
+}
+
+/// The README's claim that a `#define` family a method takes has a type: no argument the
+/// header documents as "One of the NVML_X_*" (or a yes or no) is a bare integer.
+#[test]
+fn define_families_methods_take_have_types() {
+    let src = project_root().join("crates/nvml/src/generated");
+    let mut bare = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("exercise.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut family_args: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let t = line.trim_start();
+            if let Some(doc) = t.strip_prefix("/// * `") {
+                let (arg, rest) = doc.split_once("`:").unwrap_or((doc, ""));
+                let family =
+                    rest.split_whitespace().any(|w| w.starts_with("NVML_") && w.trim_end_matches('.').ends_with("_*"));
+                if family {
+                    family_args.push(arg.to_string());
+                }
+            } else if t.starts_with("pub fn ") {
+                let sig = t.to_string();
+                family_args.drain(..).for_each(|arg| {
+                    // The signature may span lines: look for the argument in the file after it.
+                    let at = text.find(&sig).unwrap_or(0);
+                    let after = &text[at..];
+                    let end = after.find('{').unwrap_or(after.len());
+                    let decl = after[..end]
+                        .split(&format!("{arg}: "))
+                        .nth(1)
+                        .map(|r| r.split([',', ')']).next().unwrap_or(r).trim().to_string());
+                    if let Some(ty) = decl.filter(|ty| ["u32", "i32", "u64", "u8"].contains(&ty.as_str())) {
+                        bare.push(format!("{}: {}: `{arg}: {ty}`", path.file_name().unwrap().to_string_lossy(), sig));
+                    }
+                });
+            } else if !t.starts_with("///") && !t.starts_with("#[") {
+                family_args.clear();
+            }
+        }
+    }
+    assert!(
+        bare.is_empty(),
+        "arguments of a `#define` family that are bare integers (a `values` rule gives them a type):\n{}",
+        bare.join("\n")
+    );
 }

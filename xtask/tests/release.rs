@@ -455,8 +455,14 @@ fn a_release_from_13_4_92_to_13_5_37() {
     // methods and types, and fields added to `#[non_exhaustive]` records.
     let verdict = diff["safe"]["semver"].as_str().unwrap();
     assert_eq!(verdict, "minor", "{}", diff["safe"]);
-    let nvmlkit_version = bump(verdict == "major");
-    assert_eq!(version_of(&a, "crates/nvml"), nvmlkit_version, "header-diff says {verdict}");
+    // The crate's own changes since 0.1.0 (against the listing 0.1.0 left) break its API: a
+    // major release whatever header-diff says.
+    let listed = xtask::diff::listing::released(&here, "0.1.0").unwrap().expect("crates/nvml/api/0.1.0.txt");
+    let sources = xtask::diff::SafeApi::of_sources(&a.join("crates/nvml/src")).unwrap();
+    let own = xtask::diff::listing::breaks(&listed, &sources);
+    let nvmlkit_version = bump(verdict == "major" || !own.is_empty());
+    assert_eq!(version_of(&a, "crates/nvml"), nvmlkit_version, "header-diff says {verdict}, {} own breaks", own.len());
+    assert!(a.join(format!("crates/nvml/api/{nvmlkit_version}.txt")).is_file(), "the release's listing");
     for (package, version) in [("nvmlkit-sys", "0.1.1"), ("nvmlkit-mock", "0.1.1"), ("nvmlkit", nvmlkit_version)] {
         assert!(read(&a, "Cargo.lock").contains(&format!("name = \"{package}\"\nversion = \"{version}\"\n")));
     }
@@ -567,4 +573,35 @@ fn a_release_from_13_4_92_to_13_5_37() {
         "{stdout}"
     );
     assert!(stderr.contains("Uploading nvmlkit v") && stderr.contains("aborting upload due to dry run"), "{stderr}");
+}
+
+/// Every change of the safe crate since its last release that breaks that release's API (its
+/// listing, `crates/nvml/api/<version>.txt`, against the sources) is listed in the changelog's
+/// `## Unreleased` section, which the next release's entry takes in.
+#[test]
+fn the_changelog_lists_each_break_of_the_last_release() {
+    let here = project_root();
+    let version = version_of(&here, "crates/nvml");
+    let Some(listed) = xtask::diff::listing::released(&here, &version).unwrap() else {
+        panic!("crates/nvml/api/{version}.txt: the release of {version} left no listing")
+    };
+    let sources = xtask::diff::SafeApi::of_sources(&here.join("crates/nvml/src")).unwrap();
+    let changelog = read(&here, "crates/nvml/CHANGELOG.md");
+    let start = changelog.find("\n## Unreleased\n").map(|i| i + 1);
+    let unreleased = start.map_or("", |s| {
+        let rest = &changelog[s + 1..];
+        &changelog[s..s + 1 + rest.find("\n## ").unwrap_or(rest.len())]
+    });
+    let missing: Vec<String> = xtask::diff::listing::breaks(&listed, &sources)
+        .iter()
+        .map(xtask::diff::listing::changelog_line)
+        .filter(|line| !unreleased.contains(line.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} break(s) of {version}'s API that crates/nvml/CHANGELOG.md's Unreleased section does not list \
+         (`cargo xtask api --since {version}` prints each line):\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
 }

@@ -107,16 +107,35 @@ pub fn check_count(count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
     Ok(n)
 }
 
-/// The size query of the count + array protocol alone: `call(count)` calls the library with
-/// NULL arrays and `*count == 0`; the count it answers (with `NVML_SUCCESS`, or with
-/// `NVML_ERROR_INSUFFICIENT_SIZE`, the code that asks for arrays that big) is the length of
-/// the list, unless no real list has it ([`Error::Implausible`]).
-pub fn count_of(elem_bytes: usize, call: impl FnOnce(&mut c_uint) -> sys::nvmlReturn_t) -> Result<u32, Error> {
-    let mut count: c_uint = 0;
-    match call(&mut count) {
-        sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE => Ok(check_count(count, elem_bytes)? as u32),
+/// What the size query of the count + array protocol (NULL arrays, `*count == 0`) answers: the
+/// length of the list, read by `probe` from the library's `code` and `count`. `NVML_SUCCESS`
+/// or `NVML_ERROR_INSUFFICIENT_SIZE` (the code that asks for arrays that big) gives `count`,
+/// unless no real list has it ([`Error::Implausible`]). `NVML_ERROR_INSUFFICIENT_SIZE` with a
+/// count of 0 is an empty list only for [`Probe::NullSizeError`], whose header says the library
+/// answers so; for [`Probe::Null`] it is [`Error::InsufficientSize`] (a library that asks for
+/// more and does not say how much). [`count_of`] and [`fill_counted`] read the answer here, so
+/// that a count method and the list it counts agree.
+pub fn size_answer(probe: Probe, code: sys::nvmlReturn_t, count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
+    match code {
+        sys::NVML_SUCCESS => check_count(count, elem_bytes),
+        sys::NVML_ERROR_INSUFFICIENT_SIZE if count > 0 || probe == Probe::NullSizeError => {
+            check_count(count, elem_bytes)
+        }
         code => Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
     }
+}
+
+/// The size query of the count + array protocol alone: `call(count)` calls the library with
+/// NULL arrays and `*count == 0`; the length it answers, read as [`size_answer`] reads it
+/// (and as [`fill_counted`] reads the same answer).
+pub fn count_of(
+    probe: Probe,
+    elem_bytes: usize,
+    call: impl FnOnce(&mut c_uint) -> sys::nvmlReturn_t,
+) -> Result<u32, Error> {
+    let mut count: c_uint = 0;
+    let code = call(&mut count);
+    Ok(size_answer(probe, code, count, elem_bytes)? as u32)
 }
 
 /// The count + array protocol, for one or more arrays that share a count. `call(capacity,
@@ -143,18 +162,21 @@ pub fn fill_counted<A>(
     for _ in 0..LIST_ATTEMPTS {
         let mut count = capacity;
         let (code, arrays) = call(capacity, &mut count);
-        match code {
-            // A NULL array answered with only the count (the protocol of the placement
-            // queries): fetch that many.
-            sys::NVML_SUCCESS if capacity == 0 && count > 0 => capacity = check_count(count, elem_bytes)? as c_uint,
-            sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
-            // The size probe of a function that answers it with the code that asks for a bigger
-            // array, and a count of 0 (driver 580.159.04 does so with no process): the list is
-            // empty. Elsewhere that answer is an error (a library that asks for more and does
-            // not say how much).
-            sys::NVML_ERROR_INSUFFICIENT_SIZE if capacity == 0 && count == 0 && probe == Probe::NullSizeError => {
-                return Ok((arrays, 0))
+        // The size query (NULL arrays): its answer is the list's length, read as `count_of`
+        // reads it; an empty list is done, another is fetched (the protocol of the placement
+        // queries answers the count with `NVML_SUCCESS`, the others with
+        // `NVML_ERROR_INSUFFICIENT_SIZE`).
+        if capacity == 0 && matches!(probe, Probe::Null | Probe::NullSizeError) {
+            match size_answer(probe, code, count, elem_bytes)? {
+                0 => return Ok((arrays, 0)),
+                n => {
+                    capacity = n as c_uint;
+                    continue;
+                }
             }
+        }
+        match code {
+            sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
             sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => {
                 capacity = check_count(count, elem_bytes)? as c_uint
             }

@@ -25,7 +25,12 @@
 //!   `version` filled in by the method.
 //! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows; a
 //!   count no real list has is [`Error::Implausible`], never an allocation.
-//! - The `serde` feature implements `serde::Serialize` for the data types.
+//! - The `serde` feature implements `serde::Serialize` for the data types, in the form a
+//!   derive would write for the Rust type: records as maps keyed by their Rust field names
+//!   (`{"bus_id_legacy": …}`), `Option`s as `null` or the value, unions read through their tag
+//!   as `{"Variant": value}` (`{"Unknown": {"tag", "bytes"}}`); an enum's value as the name of
+//!   its Rust constant (`"HOPPER"`), or its number where the header names none; bit flags as
+//!   their bits, a number; [`Value`] as its number.
 //! - [`sys`] is the raw layer, for anything else: the function table (`nvml.lib()`), every C
 //!   type and every constant of the header; [`raw`] converts between its records and this
 //!   crate's. The docs link the constants they name (`[sys::NVML_VALUE_NOT_AVAILABLE]`), and
@@ -94,6 +99,8 @@
 //! 5. `error`, `manual`: `Display` for the generated `Error`; the functions wrapped by hand.
 //! 6. `tests`: every generated method called against the mock.
 
+#![warn(missing_docs)]
+
 #[macro_use]
 mod ffi;
 #[macro_use]
@@ -126,6 +133,13 @@ pub use nvml_sys as sys;
 /// take a link index below it (`for link in 0..NVLINK_MAX_LINKS`), a `u32` as they do.
 #[doc(alias = "NVML_NVLINK_MAX_LINKS")]
 pub const NVLINK_MAX_LINKS: u32 = nvml_sys::NVML_NVLINK_MAX_LINKS as u32;
+
+impl EventTypes {
+    /// nvml-wrapper's name of [`EventTypes::XID_CRITICAL_ERROR`], so that a port meets a hint
+    /// and not only an unknown name.
+    #[deprecated(note = "nvml-wrapper's spelling: the bit is `EventTypes::XID_CRITICAL_ERROR`")]
+    pub const CRITICAL_XID_ERROR: EventTypes = EventTypes::XID_CRITICAL_ERROR;
+}
 pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -15,8 +15,7 @@ fn every_generated_method_runs_against_the_mock() {
     let device = nvml.device_by_index(0).expect("device 0");
     // Device 7 of the H100 profile is in MIG mode with two GPU instances.
     let mig = nvml.device_by_index(7).expect("device 7");
-    let profile =
-        mig.gpu_instance_profile_info(crate::sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).expect("the 3g profile");
+    let profile = mig.gpu_instance_profile_info(crate::GpuInstanceProfile::PROFILE_3_SLICE).expect("the 3g profile");
     let gpu_instance = mig.gpu_instances(profile.id).expect("GPU instances").into_iter().next();
     assert!(gpu_instance.is_some(), "the MIG device has GPU instances");
     let compute_instance = gpu_instance

@@ -47,16 +47,46 @@ use crate::ValueType;
 /// A sample value, typed by the `nvmlValueType_t` the library returned with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value {
-    Double(f64),
-    UnsignedInt(u32),
-    UnsignedLong(u64),
-    UnsignedLongLong(u64),
-    SignedLongLong(i64),
-    SignedInt(i32),
-    UnsignedShort(u16),
+    /// An `f64`, typed `NVML_VALUE_TYPE_DOUBLE`.
+    Double(
+        /// The value.
+        f64,
+    ),
+    /// A `u32`, typed `NVML_VALUE_TYPE_UNSIGNED_INT`.
+    UnsignedInt(
+        /// The value.
+        u32,
+    ),
+    /// A `u64`, typed `NVML_VALUE_TYPE_UNSIGNED_LONG`.
+    UnsignedLong(
+        /// The value.
+        u64,
+    ),
+    /// A `u64`, typed `NVML_VALUE_TYPE_UNSIGNED_LONG_LONG`.
+    UnsignedLongLong(
+        /// The value.
+        u64,
+    ),
+    /// An `i64`, typed `NVML_VALUE_TYPE_SIGNED_LONG_LONG`.
+    SignedLongLong(
+        /// The value.
+        i64,
+    ),
+    /// An `i32`, typed `NVML_VALUE_TYPE_SIGNED_INT`.
+    SignedInt(
+        /// The value.
+        i32,
+    ),
+    /// A `u16`, typed `NVML_VALUE_TYPE_UNSIGNED_SHORT`.
+    UnsignedShort(
+        /// The value.
+        u16,
+    ),
     /// A value type newer than the header: the union's 64 bits as they are.
     Unknown {
+        /// The type the library named.
         value_type: ValueType,
+        /// The union's 64 bits.
         bits: u64,
     },
 }

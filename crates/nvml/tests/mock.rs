@@ -399,7 +399,9 @@ fn h100_nvlink() {
     let d = nvml.device_by_index(2).unwrap();
     for link in 0..18 {
         assert_eq!(d.nvlink_state(link), Ok(true), "state of link {link}");
-        assert_eq!(d.nvlink_version(link), Ok(4), "version of link {link}");
+        // The profile's number, which nvml.h's `nvmlNvlinkVersion_t` reads (4 is
+        // `NvlinkVersion::VERSION_3_0`; drivers answer that enum, hwloc issue 658).
+        assert_eq!(d.nvlink_version(link).map(|v| v.0), Ok(4), "version of link {link}");
     }
     assert_eq!(d.nvlink_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
     // Links lead to NVSwitches (bus 0xFF), four links per switch.
@@ -436,14 +438,14 @@ fn h100_mig_device_7() {
         "MIG is on on device 7"
     );
     assert_eq!(d7.max_mig_device_count(), Ok(7), "mig.max_devices");
-    let p = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
+    let p = d7.gpu_instance_profile_info(GpuInstanceProfile::PROFILE_3_SLICE).unwrap();
     assert_eq!(
         (p.id, p.slice_count, p.instance_count, p.multiprocessor_count, p.memory_size_mb, p.name.as_str()),
         (9, 3, 2, 60, 40448, "MIG 3g.40gb"),
         "the 3g.40gb profile"
     );
     assert_eq!((p.copy_engine_count, p.decoder_count, p.encoder_count, p.jpeg_count, p.ofa_count), (3, 3, 0, 3, 0));
-    let seven = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_7_SLICE as u32).unwrap();
+    let seven = d7.gpu_instance_profile_info(GpuInstanceProfile::PROFILE_7_SLICE).unwrap();
     assert_eq!((seven.id, seven.slice_count, seven.memory_size_mb), (0, 7, 81152), "the 7g.80gb profile");
     // Its two GPU instances: ids 1 and 2, at slices 0 and 4, each over 4 of the 8 memory slices
     // (the recorded placements of the 3g.40gb profile).
@@ -458,13 +460,13 @@ fn h100_mig_device_7() {
             "GPU instance {id}"
         );
         // Compute-instance profiles that fit a 3-slice GPU instance.
-        let shared = sys::NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32;
-        let one = gi.compute_instance_profile_info(sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32, shared).unwrap();
+        let shared = ComputeInstanceEngineProfile::SHARED;
+        let one = gi.compute_instance_profile_info(ComputeInstanceProfile::PROFILE_1_SLICE, shared).unwrap();
         assert_eq!(
             (one.slice_count, one.instance_count, one.multiprocessor_count, one.name.as_str()),
             (1, 3, 16, "1c")
         );
-        let too_big = gi.compute_instance_profile_info(sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32, shared);
+        let too_big = gi.compute_instance_profile_info(ComputeInstanceProfile::PROFILE_7_SLICE, shared);
         assert_eq!(too_big, Err(Error::NotSupported), "a 7-slice compute instance in a 3-slice GPU instance");
     }
     assert_eq!(d7.gpu_instance_by_id(3).unwrap_err(), Error::NotFound, "no GPU instance 3");
@@ -603,7 +605,7 @@ fn a100_values() {
         }),
         "compute capability"
     );
-    assert_eq!(d.nvlink_version(11), Ok(3), "NVLink 3 on link 11");
+    assert_eq!(d.nvlink_version(11), Ok(NvlinkVersion::VERSION_2_2), "the profile's 3 on link 11");
     assert_eq!(d.nvlink_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
     let pids: Vec<u32> = d.running_compute_processes().unwrap().iter().map(|p| p.pid).collect();
     assert_eq!(pids, [4242, 4250], "device 0's processes");

@@ -741,13 +741,13 @@ fn an_older_record_layout_is_retried_and_converted() {
 fn a_profile_name_layout_v3_leaves_empty_is_taken_from_v2() {
     let Some(nvml) = library("a_profile_name_layout_v3_leaves_empty_is_taken_from_v2") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let by_profile = d.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32).unwrap();
+    let by_profile = d.gpu_instance_profile_info(GpuInstanceProfile::PROFILE_1_SLICE).unwrap();
     let by_id = d.gpu_instance_profile_info_by_id(19).unwrap();
     for p in [by_profile, by_id] {
         assert_eq!(p.name, "MIG 1g.10gb");
         assert_eq!((p.id, p.slice_count, p.instance_count, p.memory_size_mb, p.capabilities), (19, 1, 7, 9984, 2));
     }
-    assert_eq!(d.gpu_instance_profile_info(3), Err(Error::InvalidArgument));
+    assert_eq!(d.gpu_instance_profile_info(GpuInstanceProfile(3)), Err(Error::InvalidArgument));
 }
 
 #[test]

@@ -223,23 +223,8 @@ fn a_library_without_nvml_init_is_function_not_found() {
 /// that point to caller-allocated arrays (the mock has no vGPU, PRM, NVLink telemetry or GPM
 /// data). Its creatable-placement query only knows the v1 record layout, as older drivers do.
 const VGPU_HOST: &str = r#"
-#define NVML_NO_UNVERSIONED_FUNC_DEFS
-#include <stddef.h>
-#include <string.h>
-#include "nvml.h"
-static int device, gpu_instance, event_set, gpm_samples[2];
+static int event_set, gpm_samples[2];
 static unsigned int placement_calls;
-nvmlReturn_t nvmlInit_v2(void) { return NVML_SUCCESS; }
-nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) {
-    if (i != 0) return NVML_ERROR_INVALID_ARGUMENT;
-    *d = (nvmlDevice_t)&device;
-    return NVML_SUCCESS;
-}
-nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gi) {
-    *gi = (nvmlGpuInstance_t)&gpu_instance;
-    return NVML_SUCCESS;
-}
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) { *set = (nvmlEventSet_t)&event_set; return NVML_SUCCESS; }
 nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *s) {
     static unsigned int n;

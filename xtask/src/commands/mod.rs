@@ -1,6 +1,7 @@
 //! One module per `cargo xtask` subcommand: each reads its inputs, runs the pipeline as far
 //! as it needs, and writes or prints the result.
 
+pub mod api;
 pub mod bench;
 pub mod coverage;
 pub mod fuzz;

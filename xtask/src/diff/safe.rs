@@ -46,6 +46,8 @@ pub struct SafeApi {
     pub types: BTreeMap<String, ApiType>,
     /// `Type: FromRaw<sys::layout>` and `Type: ToRaw<sys::layout>`.
     pub raw: BTreeSet<String>,
+    /// `pub type Old = New;` of the sources (former names kept), old → new.
+    pub aliases: BTreeMap<String, String>,
 }
 
 /// What caused a change that calls for a major release.
@@ -107,6 +109,56 @@ impl SafeApi {
         Ok(api)
     }
 
+    /// The API of the safe crate's sources under `src` as they stand (generated and written by
+    /// hand): every `.rs` file but the tests' (`tests.rs`, `exercise.rs`).
+    pub fn of_sources(src: &std::path::Path) -> Result<SafeApi> {
+        let mut api = SafeApi::default();
+        let mut dirs = vec![src.to_path_buf()];
+        let mut files = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", d.display()))? {
+                let p = e?.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "rs")
+                    && !p.ends_with("exercise.rs")
+                    && !p.ends_with("tests.rs")
+                {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        // `pub type Old = New;` (a former name kept): `Old` has `New`'s members and methods.
+        let mut aliases = Vec::new();
+        for f in files {
+            let text = std::fs::read_to_string(&f).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?;
+            let file = syn::parse_file(&text).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            api.read(&file);
+            for item in &file.items {
+                if let syn::Item::Type(t) = item {
+                    if let (true, syn::Type::Path(p)) = (is_pub(&t.vis), &*t.ty) {
+                        let target = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                        aliases.push((t.ident.to_string(), target));
+                    }
+                }
+            }
+        }
+        for (alias, target) in aliases {
+            api.aliases.insert(alias.clone(), target.clone());
+            let Some(t) = api.types.get(&target).cloned() else { continue };
+            let prefix = format!("{target}::");
+            let methods: Vec<(String, ApiItem)> = api
+                .methods
+                .iter()
+                .filter_map(|(k, m)| Some((format!("{alias}::{}", k.strip_prefix(&prefix)?), m.clone())))
+                .collect();
+            api.methods.extend(methods);
+            api.types.entry(alias).or_insert(t);
+        }
+        Ok(api)
+    }
+
     fn read(&mut self, file: &syn::File) {
         for item in &file.items {
             match item {
@@ -131,7 +183,11 @@ impl SafeApi {
                     let c_names = c_names(&item.attrs);
                     let non_exhaustive = item.attrs.iter().any(|a| a.path().is_ident("non_exhaustive"));
                     item.attrs.clear();
-                    item.variants.iter_mut().for_each(|v| v.attrs.clear());
+                    // Docs of a variant and of its fields are no part of the API.
+                    item.variants.iter_mut().for_each(|v| {
+                        v.attrs.clear();
+                        v.fields.iter_mut().for_each(|f| f.attrs.clear());
+                    });
                     let members = item.variants.iter().map(|v| (v.ident.to_string(), tokens(&v.fields))).collect();
                     let text = one_line(syn::Item::Enum(item));
                     self.types

@@ -266,9 +266,172 @@ pub fn lines(markdown: &str) -> TokenStream {
     quote!(#(#attrs)*)
 }
 
+/// `text` with each name in it (an identifier, or one in backticks) rewritten by `f`, called
+/// with the text written so far, the name, whether it is in backticks and the text after it:
+/// `Some((replacement, n))` puts the replacement for the name (and its opening backtick) and
+/// skips `n` bytes after it; `None` keeps the name, and code in backticks that is more than a
+/// name (`nvmlFoo(x)`, `a = b`) stays code, whole.
+pub fn rewrite_names(text: &str, mut f: impl FnMut(&str, &str, bool, &str) -> Option<(String, usize)>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '`') {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let ticked = rest.starts_with('`');
+        let body = if ticked { &rest[1..] } else { rest };
+        let end = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
+        let word = &body[..end];
+        match (!word.is_empty()).then(|| f(&out, word, ticked, &body[end..])).flatten() {
+            Some((replacement, skip)) => {
+                out.push_str(&replacement);
+                rest = body[end..].get(skip..).unwrap_or("");
+            }
+            None if ticked => {
+                let len = body.find('`').map_or(0, |close| close + 1);
+                out.push('`');
+                out.push_str(&body[..len]);
+                rest = &body[len..];
+            }
+            None if end == 0 => {
+                out.push_str(&rest[..1]);
+                rest = &rest[1..];
+            }
+            None => {
+                out.push_str(word);
+                rest = &body[end..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Phrases of a description about a buffer the Rust method owns (it sizes and allocates it):
+/// a sentence with one of them goes.
+const OWNED_BUFFER: &[&str] = &[
+    "caller-supplied buffer",
+    "Caller-supplied buffer",
+    "caller supplied",
+    "Caller supplied",
+    "supplied buffer",
+    "provided length",
+    "provided buffer",
+    "passes in buffer",
+];
+
+/// A method's description (Markdown) in Rust terms: each C name of `names`, written as code
+/// or, when it is camelCase, as a word, becomes its Rust text (`Some`: an argument's name, a
+/// field's), and a sentence that names one the method does not take (`None`: an output, a
+/// count or a buffer, which the method handles) goes, as do sentences about a buffer the
+/// method owns and the pointers to `EnableState` of values read as `bool` ("See
+/// [`EnableState`] for details"), and the `false` or `true` that repeats a `bool`'s range.
+/// Code blocks and links stay as they are.
+pub fn in_rust_terms(md: &str, names: &std::collections::BTreeMap<String, Option<String>>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for para in md.split("\n\n") {
+        if para.trim_start().starts_with("```") || fenced {
+            fenced ^= para.matches("```").count() % 2 == 1;
+            out.push(para.to_string());
+            continue;
+        }
+        // A list's items (and a heading) are read one line at a time, prose a sentence at a time.
+        let listed = para.lines().any(|l| {
+            let t = l.trim_start();
+            t.starts_with("- ") || t.starts_with("* ") || t.starts_with('#')
+        });
+        let pieces: Vec<String> = if listed {
+            para.lines().map(|l| format!("{l}\n")).collect()
+        } else {
+            sentences(para, b".").into_iter().map(String::from).collect()
+        };
+        let kept: String = pieces.iter().filter_map(|piece| sentence_in_rust_terms(piece, names)).collect();
+        let kept = kept.trim_end();
+        if kept.is_empty() || kept == "**Note:**" {
+            continue;
+        }
+        out.push(kept.to_string());
+    }
+    out.join("\n\n")
+}
+
+/// One sentence (or list item) of [`in_rust_terms`]: `None` when it goes.
+fn sentence_in_rust_terms(s: &str, names: &std::collections::BTreeMap<String, Option<String>>) -> Option<String> {
+    if OWNED_BUFFER.iter().any(|b| s.contains(b)) || s.trim_start().starts_with("See [`EnableState`]") {
+        return None;
+    }
+    let mut dropped = false;
+    let mut out = rewrite_names(s, |out, word, ticked, after| {
+        let closes = !ticked || after.starts_with('`');
+        // A name inside a link (`[`Device::name`]`) stays.
+        if out.ends_with('[') || out.ends_with("[`") {
+            return None;
+        }
+        // camelCase: `sessionCount`, not `vGPU` or `infoROM` (words), nor NVML's or CUDA's
+        // functions (`nvmlDeviceGetCount`, which the links name, `cuDeviceGetAttribute`).
+        let camel = word.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && word
+                .find(|c: char| c.is_ascii_uppercase())
+                .is_some_and(|i| word[i..].chars().any(|c| c.is_ascii_lowercase()))
+            && !word.starts_with("nvml")
+            && !word.starts_with("cu");
+        // A camelCase name the header's prose spells otherwise than its prototype
+        // (`vgpuInstanceSampleCount` for `vgpuInstanceSamplesCount`) is that name; any other
+        // camelCase name of the header's (a parameter of another function, a table's column)
+        // reads as a Rust name.
+        let loose = |w: &str| w.to_ascii_lowercase().replace('s', "");
+        let spelled = names.iter().find(|(k, _)| camel && loose(k) == loose(word)).map(|(_, v)| v.clone());
+        let fallback = (camel && closes)
+            .then(|| spelled.unwrap_or_else(|| Some(format!("`{}`", crate::rules::names::snake(word)))));
+        // A name of `names` written as a word: any with a capital after its first letter
+        // (`averageFPS`).
+        let known =
+            word.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && word.chars().any(|c| c.is_ascii_uppercase());
+        match names.get(word).cloned().or(fallback).filter(|_| closes && (ticked || camel || known))? {
+            None => {
+                dropped = true;
+                None
+            }
+            Some(rust) => Some((rust, usize::from(ticked))),
+        }
+    });
+    if dropped {
+        return None;
+    }
+    // An empty link target, which a call's parentheses left (`[`Device::name`]()`), goes.
+    out = out.replace("`]()", "`]");
+    // What the header calls a buffer is the handle of the sample the method fills.
+    out = out.replace("Buffer to read samples into", "The sample the library fills");
+    for range in
+        [", either `false` or `true`", " either `false` or `true`", ", `false` or `true`", " `false` or `true`"]
+    {
+        out = out.replace(range, "");
+    }
+    Some(out)
+}
+
+/// A paragraph's sentences, each ending at one of `ends` followed by whitespace (or the end),
+/// with the space or line break after it (so they concatenate back to the paragraph).
+pub fn sentences<'p>(para: &'p str, ends: &[u8]) -> Vec<&'p str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = para.as_bytes();
+    for i in 0..bytes.len() {
+        if ends.contains(&bytes[i]) && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()) {
+            let end = (i + 2).min(bytes.len());
+            out.push(&para[start..end]);
+            start = end;
+        }
+    }
+    if start < para.len() {
+        out.push(&para[start..]);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{description, to_markdown};
+    use super::{description, in_rust_terms, to_markdown};
 
     #[test]
     fn doxygen_to_markdown() {
@@ -310,5 +473,23 @@ mod tests {
     fn descriptions_leave_out_params_and_returns() {
         let text = "Gets the power.\n\n@param device The device\n       (continued)\n@param[out] power Its power\n\n@return\n  - \\ref NVML_SUCCESS if set\n  - \\ref NVML_ERROR_UNKNOWN otherwise\n@note See \\a power.\n\nMore.";
         assert_eq!(description(text), "Gets the power.\n\n**Note:** See `power`.\n\nMore.");
+    }
+
+    #[test]
+    fn descriptions_in_rust_terms() {
+        let names: std::collections::BTreeMap<String, Option<String>> = [
+            ("lastSeenTimeStamp", Some("`last_seen_time_stamp`")),
+            ("device", Some("the device")),
+            ("sessionCount", None),
+            ("timeStamp", Some("`time_stamp`")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.map(String::from)))
+        .collect();
+        let md = "Gets sessions on a device. The count is passed in `sessionsCount`. A `deviceCount` of nvmlDeviceGetCount. Set lastSeenTimeStamp to a timeStamp of `device`, as [`PciInfo`]::timeStamp from [`Device::name`]() says.\n\nAn array is returned in the caller-supplied buffer.\n\nSee [`EnableState`] for details.\n\nThe current mode, `false` or `true`.\n\n```c\nsessionCount = 0;\n```\n\n- `sessionCount` out\n- kept [`Device::name`]";
+        assert_eq!(
+            in_rust_terms(md, &names),
+            "Gets sessions on a device. A `device_count` of nvmlDeviceGetCount. Set `last_seen_time_stamp` to a `time_stamp` of the device, as [`PciInfo`]::`time_stamp` from [`Device::name`] says.\n\nThe current mode.\n\n```c\nsessionCount = 0;\n```\n\n- kept [`Device::name`]"
+        );
     }
 }

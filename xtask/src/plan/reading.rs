@@ -494,6 +494,11 @@ impl Reader<'_> {
         if self.b.boolean_param(&f.name, &p.name) && !matches!(ty, Ty::Pointer { .. }) {
             return Some(Ok(Val::Bool(self.b.model.resolve_typedef(ty).clone())));
         }
+        if let (Some(e), false) =
+            (self.b.enum_params.get(&format!("{}.{}", f.name, p.name)), matches!(ty, Ty::Pointer { .. }))
+        {
+            return Some(Ok(Val::Enum(e.clone())));
+        }
         match ty {
             Ty::Named(n) if self.b.handle_type(n).is_some() => Some(Ok(Val::Handle(n.clone()))),
             _ => None,
@@ -509,6 +514,9 @@ impl Reader<'_> {
         }
         if self.b.boolean_param(&f.name, &p.name) {
             return Ok(Val::Bool(self.b.model.resolve_typedef(pointee).clone()));
+        }
+        if let Some(e) = self.b.enum_params.get(&format!("{}.{}", f.name, p.name)) {
+            return Ok(Val::Enum(e.clone()));
         }
         if let Ty::Named(n) = &**pointee {
             if self.b.handle_type(n).is_some() {

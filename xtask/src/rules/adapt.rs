@@ -119,6 +119,8 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("ids", rules.ids, |k: &str| model.typedefs.contains_key(k), "the header has no such typedef");
     keep!("renames", rules.renames, function, no_function);
     keep!("former_methods", rules.former_methods, function, no_function);
+    keep!("see_also", rules.see_also, function, no_function);
+    keep!("enums", rules.enums, function, no_function);
     keep!(
         "type_renames",
         rules.type_renames,

@@ -69,6 +69,13 @@ pub struct Rules {
     /// before a `renames` rule or a better derived name replaced them: each stays as a
     /// deprecated method that calls the new one, so that the rename is a minor release.
     pub former_methods: BTreeMap<String, Vec<String>>,
+    /// `function.parameter` (an integer) → the C enum (its name or a typedef of it) whose
+    /// values the header says it carries ("Requested NvLink version from \ref
+    /// nvmlNvlinkVersion_t"): the method takes or returns that enum's safe type.
+    pub enums: BTreeMap<String, String>,
+    /// Function → a paragraph (Markdown) its method's description ends with: what reads
+    /// better in Rust (`EventSet::wait` → `EventSet::next_event`), which the header cannot say.
+    pub see_also: BTreeMap<String, String>,
     /// C enum (its name or a typedef of it) → the safe type's name, where the derived one
     /// reads worse; `former` is the name a published release had, which stays as a deprecated
     /// type alias.
@@ -358,6 +365,10 @@ pub struct Bindings {
     pub renames: BTreeMap<String, String>,
     /// Function or family → the deprecated former method names.
     pub former_methods: BTreeMap<String, Vec<String>>,
+    /// Function → the paragraph its method's description ends with (`see_also`).
+    pub see_also: BTreeMap<String, String>,
+    /// `function.parameter` → the model name of the C enum it carries (`enums` rules).
+    pub enum_params: BTreeMap<String, String>,
     /// Enum model name → its renamed safe type (the rule's keys resolved to the enum).
     pub type_renames: BTreeMap<String, Renamed>,
     pub constant_renames: BTreeMap<String, Renamed>,
@@ -472,6 +483,13 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     owned(&i, &mut d);
     renames(&i, &mut d);
     former_methods(&i, &mut d);
+    let enum_params = enum_params(&i, &mut d);
+    for (func, text) in &i.rules.see_also {
+        let p = i.place("see_also", func);
+        if function(i.model, func, &p, &mut d).is_some() && text.trim().is_empty() {
+            d.error(p, "says nothing");
+        }
+    }
     let type_renames = type_renames(&i, &mut d);
     constant_renames(&i, &mut d);
     let skipped = skip(&i, &mut d);
@@ -504,6 +522,8 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         owned: rules.owned.clone(),
         renames: rules.renames.clone(),
         former_methods: rules.former_methods.clone(),
+        see_also: rules.see_also.clone(),
+        enum_params,
         type_renames,
         constant_renames: rules.constant_renames.clone(),
         skipped,
@@ -749,6 +769,32 @@ fn renames(i: &Inputs, d: &mut Diagnostics) {
             d.error(p, format!("`{name}` is not a snake_case Rust method name"));
         }
     }
+}
+
+/// Resolves `enums` rules: a parameter of a function of the header, and a C enum (by its name
+/// or a typedef of it).
+fn enum_params(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let Inputs { model, rules, .. } = *i;
+    let mut out = BTreeMap::new();
+    for (key, e) in &rules.enums {
+        let p = i.place("enums", key);
+        let Some((func, param)) = key.split_once('.') else {
+            d.error(p, "is not `function.parameter`");
+            continue;
+        };
+        let Some(f) = function(model, func, &p, d) else { continue };
+        if !f.params.iter().any(|q| q.name == param) {
+            d.error(p.clone(), format!("`{func}` has no parameter `{param}`"));
+            continue;
+        }
+        match model.resolve_typedef(&Ty::Named(e.clone())) {
+            Ty::Named(n) if model.enums.contains_key(n) => {
+                out.insert(key.clone(), n.clone());
+            }
+            _ => d.error(p, format!("`{e}` is not an enum of the header")),
+        }
+    }
+    out
 }
 
 /// Checks `former_methods`: a function of the header and snake_case method names, none of

@@ -472,14 +472,6 @@ pub struct nvmlCoolerInfo_v1_t {
     pub target: nvmlCoolerTarget_t,
 }
 zeroed_default!(nvmlCoolerInfo_v1_t);
-/// Metrics for all core rails in the system.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlCoreRailMetrics_t {
-    /// Array of core rail metrics
-    pub rails: [nvmlRailMetrics_t; 2],
-}
-zeroed_default!(nvmlCoreRailMetrics_t);
 /// Struct to represent device addressing mode information
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -647,24 +639,6 @@ pub struct nvmlNvLinkUtilizationControl_st {
     pub pktfilter: nvmlNvLinkUtilizationCountPktTypes_t,
 }
 zeroed_default!(nvmlNvLinkUtilizationControl_st);
-/// Observed metrics from the power model, including initial DRAMCLK estimates and current measurements.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlObservedMetrics_t {
-    /// Initial DRAMCLK estimates for different scenarios
-    pub initialDramclkEst: [nvmlPwrModelMetricsDlppm1xDramclkEstimates_t; 3],
-    /// Validity flag: non-zero if observed metrics are valid
-    pub bValid: c_uchar,
-    /// Observed core rail metrics
-    pub coreRail: nvmlCoreRailMetrics_t,
-    /// Observed fb rail metrics
-    pub fbRail: nvmlRailMetrics_t,
-    /// Observed Total Graphics Power (TGP) in milliwatts
-    pub tgpPwrTuple: nvmlPmgrPwrTuple_t,
-    /// Observed performance metrics
-    pub perfMetrics: nvmlPwrModelMetricsDlppm1xPerf_t,
-}
-zeroed_default!(nvmlObservedMetrics_t);
 /// PCI information about a GPU device.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -719,74 +693,6 @@ pub struct nvmlPdi_v1_t {
     pub value: c_ulonglong,
 }
 zeroed_default!(nvmlPdi_v1_t);
-/// Performance metrics sample from a controller, which can be either DLPPC 2x or PFPP 1x.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct nvmlPerfMetricControllerSample_t {
-    /// Controller type: NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X or NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X
-    pub controllerType: c_uint,
-    /// Union containing controller-specific data
-    pub data: nvmlPerfMetricControllerSample_t_data,
-}
-opaque_debug!(nvmlPerfMetricControllerSample_t);
-zeroed_default!(nvmlPerfMetricControllerSample_t);
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union nvmlPerfMetricControllerSample_t_data {
-    /// DLPPC 2x controller sample data
-    pub dlppc2x: nvmlPerfMetricsDlppc2xSample_t,
-    /// PFPP 1x controller sample data
-    pub pfpp1x: nvmlPerfMetricsPfpp1xSample_t,
-}
-opaque_debug!(nvmlPerfMetricControllerSample_t_data);
-zeroed_default!(nvmlPerfMetricControllerSample_t_data);
-/// Performance metrics sample for DLPPC 2x controller.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPerfMetricsDlppc2xSample_t {
-    /// Observed metrics from the DLPPC 2x controller
-    pub observedMetrics: nvmlObservedMetrics_t,
-}
-zeroed_default!(nvmlPerfMetricsDlppc2xSample_t);
-/// Performance metrics sample for PFPP 1x controller.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPerfMetricsPfpp1xSample_t {
-    /// Estimated metrics from the PFPP 1x controller
-    pub estimatedMetrics: nvmlPwrModelMetricsPfpp1x_t,
-}
-zeroed_default!(nvmlPerfMetricsPfpp1xSample_t);
-/// Single performance metrics sample containing data from one or more controllers.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct nvmlPerfMetricsSample_t {
-    /// Number of valid controller samples in this sample
-    pub numControllerData: c_uchar,
-    /// Array of controller samples
-    pub controllerData: [nvmlPerfMetricControllerSample_t; 4],
-}
-opaque_debug!(nvmlPerfMetricsSample_t);
-zeroed_default!(nvmlPerfMetricsSample_t);
-/// Collection of performance metrics samples (version 1).
-/// This structure contains multiple samples for performance monitoring and profiling.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct nvmlPerfMetricsSamples_v1_t {
-    /// Number of samples in the samples array
-    pub numSamples: c_uint,
-    /// Array of performance metrics samples
-    pub samples: [nvmlPerfMetricsSample_t; 13],
-}
-opaque_debug!(nvmlPerfMetricsSamples_v1_t);
-zeroed_default!(nvmlPerfMetricsSamples_v1_t);
-/// Power tuple containing power consumption in milliwatts.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPmgrPwrTuple_t {
-    /// Power consumption in milliwatts
-    pub pwrmW: c_uint,
-}
-zeroed_default!(nvmlPmgrPwrTuple_t);
 /// Information about all running processes on the GPU for the given mode
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -852,88 +758,6 @@ pub struct nvmlProcessInfo_v2_st {
     pub computeInstanceId: c_uint,
 }
 zeroed_default!(nvmlProcessInfo_v2_st);
-/// DRAMCLK estimates containing multiple estimated metrics for different DRAMCLK frequencies.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
-    /// Array of estimated metrics for each inference loop
-    pub estimatedMetrics: [nvmlPwrModelMetricsDlppm1x_t; 8],
-    /// Number of valid entries in estimatedMetrics array
-    pub numEstimatedMetrics: c_uchar,
-}
-zeroed_default!(nvmlPwrModelMetricsDlppm1xDramclkEstimates_t);
-/// Performance metrics for DLPPM 1x power model.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelMetricsDlppm1xPerf_t {
-    /// Performance metric in milliseconds
-    pub perfms: c_uint,
-}
-zeroed_default!(nvmlPwrModelMetricsDlppm1xPerf_t);
-/// Complete power model metrics for DLPPM 1x, including rail metrics and TGP power.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelMetricsDlppm1x_t {
-    /// Validity flag: non-zero if metrics are valid
-    pub bValid: c_uchar,
-    /// Core rail metrics
-    pub coreRail: nvmlCoreRailMetrics_t,
-    /// Fb rail metrics
-    pub fbRail: nvmlRailMetrics_t,
-    /// Total Graphics Power (TGP) in milliwatts
-    pub tgpPwrTuple: nvmlPmgrPwrTuple_t,
-    /// Performance metrics
-    pub perfMetrics: nvmlPwrModelMetricsDlppm1xPerf_t,
-}
-zeroed_default!(nvmlPwrModelMetricsDlppm1x_t);
-/// Complete power model metrics for PFPP 1x, including estimated metrics and key operating points.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelMetricsPfpp1x_t {
-    /// Number of valid vf points
-    pub numVfPoints: c_uchar,
-    /// Array of estimated metrics for different operating points
-    pub estimatedMetrics: [nvmlPwrModelMetricsSamplePfpp1x_t; 32],
-    /// Validity flag: non-zero if metrics are valid
-    pub bValid: c_uchar,
-    /// Operating point with maximum performance per watt
-    pub maxPerfPerWattPoint: nvmlPwrModelOperatingPointPfpp1x_t,
-    /// Operating point at maximum frequency and voltage
-    pub fmaxAtVmaxPoint: nvmlPwrModelOperatingPointPfpp1x_t,
-    /// TGP headroom in milliwatts
-    pub tgpHeadroommW: c_uint,
-}
-zeroed_default!(nvmlPwrModelMetricsPfpp1x_t);
-/// Power model metrics sample for PFPP 1x, containing frequency inputs and estimated TGP.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelMetricsSamplePfpp1x_t {
-    /// Array of input frequencies in kilohertz for each domain
-    pub freqkHz: [c_uint; 16],
-    /// Estimated Total Graphics Power in milliwatts
-    pub estTgpPwrmW: c_uint,
-}
-zeroed_default!(nvmlPwrModelMetricsSamplePfpp1x_t);
-/// Operating point for PFPP 1x power model, defining a frequency-power pair.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlPwrModelOperatingPointPfpp1x_t {
-    /// Operating frequency in kilohertz
-    pub freqkHz: c_uint,
-    /// Power consumption at this frequency in milliwatts
-    pub pwrmW: c_uint,
-}
-zeroed_default!(nvmlPwrModelOperatingPointPfpp1x_t);
-/// Metrics for a single power rail, including frequency and utilization.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct nvmlRailMetrics_t {
-    /// Frequency in kilohertz
-    pub freqkHz: c_uint,
-    /// Utilization percentage (fixed-point)
-    pub utilPct: c_ulonglong,
-}
-zeroed_default!(nvmlRailMetrics_t);
 /// Struct to represent the NVML repair status
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -1259,21 +1083,6 @@ const _: () = {
 #[cfg(all(target_pointer_width = "64", not(windows)))]
 const _: () = {
     assert!(
-        core::mem::size_of:: < nvmlCoreRailMetrics_t > () == 32,
-        "size of nvmlCoreRailMetrics_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlCoreRailMetrics_t > () == 8,
-        "alignment of nvmlCoreRailMetrics_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlCoreRailMetrics_t, rails) == 0,
-        "offset of nvmlCoreRailMetrics_t.rails"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
         core::mem::size_of:: < nvmlDeviceAddressingMode_v1_t > () == 8,
         "size of nvmlDeviceAddressingMode_v1_t"
     );
@@ -1569,41 +1378,6 @@ const _: () = {
 #[cfg(all(target_pointer_width = "64", not(windows)))]
 const _: () = {
     assert!(
-        core::mem::size_of:: < nvmlObservedMetrics_t > () == 1624,
-        "size of nvmlObservedMetrics_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlObservedMetrics_t > () == 8,
-        "alignment of nvmlObservedMetrics_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, initialDramclkEst) == 0,
-        "offset of nvmlObservedMetrics_t.initialDramclkEst"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, bValid) == 1560,
-        "offset of nvmlObservedMetrics_t.bValid"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, coreRail) == 1568,
-        "offset of nvmlObservedMetrics_t.coreRail"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, fbRail) == 1600,
-        "offset of nvmlObservedMetrics_t.fbRail"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, tgpPwrTuple) == 1616,
-        "offset of nvmlObservedMetrics_t.tgpPwrTuple"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlObservedMetrics_t, perfMetrics) == 1620,
-        "offset of nvmlObservedMetrics_t.perfMetrics"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
         core::mem::size_of:: < nvmlPciInfoExt_v1_t > () == 64,
         "size of nvmlPciInfoExt_v1_t"
     );
@@ -1692,126 +1466,6 @@ const _: () = {
     );
     assert!(
         core::mem::offset_of!(nvmlPdi_v1_t, value) == 8, "offset of nvmlPdi_v1_t.value"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricControllerSample_t > () == 2216,
-        "size of nvmlPerfMetricControllerSample_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricControllerSample_t > () == 8,
-        "alignment of nvmlPerfMetricControllerSample_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricControllerSample_t, controllerType) == 0,
-        "offset of nvmlPerfMetricControllerSample_t.controllerType"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricControllerSample_t, data) == 8,
-        "offset of nvmlPerfMetricControllerSample_t.data"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricControllerSample_t_data > () == 2208,
-        "size of nvmlPerfMetricControllerSample_t_data"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricControllerSample_t_data > () == 8,
-        "alignment of nvmlPerfMetricControllerSample_t_data"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricControllerSample_t_data, dlppc2x) == 0,
-        "offset of nvmlPerfMetricControllerSample_t_data.dlppc2x"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricControllerSample_t_data, pfpp1x) == 0,
-        "offset of nvmlPerfMetricControllerSample_t_data.pfpp1x"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricsDlppc2xSample_t > () == 1624,
-        "size of nvmlPerfMetricsDlppc2xSample_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricsDlppc2xSample_t > () == 8,
-        "alignment of nvmlPerfMetricsDlppc2xSample_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsDlppc2xSample_t, observedMetrics) == 0,
-        "offset of nvmlPerfMetricsDlppc2xSample_t.observedMetrics"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricsPfpp1xSample_t > () == 2204,
-        "size of nvmlPerfMetricsPfpp1xSample_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricsPfpp1xSample_t > () == 4,
-        "alignment of nvmlPerfMetricsPfpp1xSample_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsPfpp1xSample_t, estimatedMetrics) == 0,
-        "offset of nvmlPerfMetricsPfpp1xSample_t.estimatedMetrics"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricsSample_t > () == 8872,
-        "size of nvmlPerfMetricsSample_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricsSample_t > () == 8,
-        "alignment of nvmlPerfMetricsSample_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsSample_t, numControllerData) == 0,
-        "offset of nvmlPerfMetricsSample_t.numControllerData"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsSample_t, controllerData) == 8,
-        "offset of nvmlPerfMetricsSample_t.controllerData"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPerfMetricsSamples_v1_t > () == 115344,
-        "size of nvmlPerfMetricsSamples_v1_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPerfMetricsSamples_v1_t > () == 8,
-        "alignment of nvmlPerfMetricsSamples_v1_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsSamples_v1_t, numSamples) == 0,
-        "offset of nvmlPerfMetricsSamples_v1_t.numSamples"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPerfMetricsSamples_v1_t, samples) == 8,
-        "offset of nvmlPerfMetricsSamples_v1_t.samples"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPmgrPwrTuple_t > () == 4, "size of nvmlPmgrPwrTuple_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPmgrPwrTuple_t > () == 4,
-        "alignment of nvmlPmgrPwrTuple_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPmgrPwrTuple_t, pwrmW) == 0,
-        "offset of nvmlPmgrPwrTuple_t.pwrmW"
     );
 };
 #[cfg(all(target_pointer_width = "64", not(windows)))]
@@ -1916,164 +1570,6 @@ const _: () = {
     assert!(
         core::mem::offset_of!(nvmlProcessInfo_v2_st, computeInstanceId) == 20,
         "offset of nvmlProcessInfo_v2_st.computeInstanceId"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelMetricsDlppm1xDramclkEstimates_t > () == 520,
-        "size of nvmlPwrModelMetricsDlppm1xDramclkEstimates_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelMetricsDlppm1xDramclkEstimates_t > () == 8,
-        "alignment of nvmlPwrModelMetricsDlppm1xDramclkEstimates_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1xDramclkEstimates_t,
-        estimatedMetrics) == 0,
-        "offset of nvmlPwrModelMetricsDlppm1xDramclkEstimates_t.estimatedMetrics"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1xDramclkEstimates_t,
-        numEstimatedMetrics) == 512,
-        "offset of nvmlPwrModelMetricsDlppm1xDramclkEstimates_t.numEstimatedMetrics"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelMetricsDlppm1xPerf_t > () == 4,
-        "size of nvmlPwrModelMetricsDlppm1xPerf_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelMetricsDlppm1xPerf_t > () == 4,
-        "alignment of nvmlPwrModelMetricsDlppm1xPerf_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1xPerf_t, perfms) == 0,
-        "offset of nvmlPwrModelMetricsDlppm1xPerf_t.perfms"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelMetricsDlppm1x_t > () == 64,
-        "size of nvmlPwrModelMetricsDlppm1x_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelMetricsDlppm1x_t > () == 8,
-        "alignment of nvmlPwrModelMetricsDlppm1x_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1x_t, bValid) == 0,
-        "offset of nvmlPwrModelMetricsDlppm1x_t.bValid"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1x_t, coreRail) == 8,
-        "offset of nvmlPwrModelMetricsDlppm1x_t.coreRail"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1x_t, fbRail) == 40,
-        "offset of nvmlPwrModelMetricsDlppm1x_t.fbRail"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1x_t, tgpPwrTuple) == 56,
-        "offset of nvmlPwrModelMetricsDlppm1x_t.tgpPwrTuple"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsDlppm1x_t, perfMetrics) == 60,
-        "offset of nvmlPwrModelMetricsDlppm1x_t.perfMetrics"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelMetricsPfpp1x_t > () == 2204,
-        "size of nvmlPwrModelMetricsPfpp1x_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelMetricsPfpp1x_t > () == 4,
-        "alignment of nvmlPwrModelMetricsPfpp1x_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, numVfPoints) == 0,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.numVfPoints"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, estimatedMetrics) == 4,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.estimatedMetrics"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, bValid) == 2180,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.bValid"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, maxPerfPerWattPoint) == 2184,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.maxPerfPerWattPoint"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, fmaxAtVmaxPoint) == 2192,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.fmaxAtVmaxPoint"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsPfpp1x_t, tgpHeadroommW) == 2200,
-        "offset of nvmlPwrModelMetricsPfpp1x_t.tgpHeadroommW"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelMetricsSamplePfpp1x_t > () == 68,
-        "size of nvmlPwrModelMetricsSamplePfpp1x_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelMetricsSamplePfpp1x_t > () == 4,
-        "alignment of nvmlPwrModelMetricsSamplePfpp1x_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsSamplePfpp1x_t, freqkHz) == 0,
-        "offset of nvmlPwrModelMetricsSamplePfpp1x_t.freqkHz"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelMetricsSamplePfpp1x_t, estTgpPwrmW) == 64,
-        "offset of nvmlPwrModelMetricsSamplePfpp1x_t.estTgpPwrmW"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlPwrModelOperatingPointPfpp1x_t > () == 8,
-        "size of nvmlPwrModelOperatingPointPfpp1x_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlPwrModelOperatingPointPfpp1x_t > () == 4,
-        "alignment of nvmlPwrModelOperatingPointPfpp1x_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelOperatingPointPfpp1x_t, freqkHz) == 0,
-        "offset of nvmlPwrModelOperatingPointPfpp1x_t.freqkHz"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlPwrModelOperatingPointPfpp1x_t, pwrmW) == 4,
-        "offset of nvmlPwrModelOperatingPointPfpp1x_t.pwrmW"
-    );
-};
-#[cfg(all(target_pointer_width = "64", not(windows)))]
-const _: () = {
-    assert!(
-        core::mem::size_of:: < nvmlRailMetrics_t > () == 16, "size of nvmlRailMetrics_t"
-    );
-    assert!(
-        core::mem::align_of:: < nvmlRailMetrics_t > () == 8,
-        "alignment of nvmlRailMetrics_t"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlRailMetrics_t, freqkHz) == 0,
-        "offset of nvmlRailMetrics_t.freqkHz"
-    );
-    assert!(
-        core::mem::offset_of!(nvmlRailMetrics_t, utilPct) == 8,
-        "offset of nvmlRailMetrics_t.utilPct"
     );
 };
 #[cfg(all(target_pointer_width = "64", not(windows)))]

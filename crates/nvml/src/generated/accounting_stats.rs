@@ -162,17 +162,17 @@ impl serde::Serialize for AccountingStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlAccountingStats_v2_t", 10)?;
+        let mut st = s.serialize_struct("AccountingStats", 10)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("isRunning", &self.is_running)?;
-        st.serialize_field("gpuUtilization", &self.gpu_utilization)?;
-        st.serialize_field("memoryUtilization", &self.memory_utilization)?;
-        st.serialize_field("maxMemoryUsage", &self.max_memory_usage)?;
-        st.serialize_field("sampleCount", &self.sample_count)?;
-        st.serialize_field("sumGpuUtil", &self.sum_gpu_util)?;
-        st.serialize_field("sumFbUtil", &self.sum_fb_util)?;
+        st.serialize_field("is_running", &self.is_running)?;
+        st.serialize_field("gpu_utilization", &self.gpu_utilization)?;
+        st.serialize_field("memory_utilization", &self.memory_utilization)?;
+        st.serialize_field("max_memory_usage", &self.max_memory_usage)?;
+        st.serialize_field("sample_count", &self.sample_count)?;
+        st.serialize_field("sum_gpu_util", &self.sum_gpu_util)?;
+        st.serialize_field("sum_fb_util", &self.sum_fb_util)?;
         st.serialize_field("time", &self.time)?;
-        st.serialize_field("startTime", &self.start_time)?;
+        st.serialize_field("start_time", &self.start_time)?;
         st.end()
     }
 }
@@ -435,6 +435,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAccountingPids"));
         if let Ok(sym) = lib.nvmlDeviceGetAccountingPids() {
             match ffi::count_of(
+                ffi::Probe::NullSizeError,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

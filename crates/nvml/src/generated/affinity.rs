@@ -104,8 +104,8 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw)))?;
         Ok(())
     }
-    /// Retrieves an array of unsigned ints (sized to cpuSetSize) of bitmasks with the ideal CPU affinity for the device
-    /// For example, if processors 0, 1, 32, and 33 are ideal for the device and cpuSetSize == 2,
+    /// Retrieves an array of unsigned ints (sized to `cpu_set_size`) of bitmasks with the ideal CPU affinity for the device
+    /// For example, if processors 0, 1, 32, and 33 are ideal for the device and `cpu_set_size` == 2,
     /// result\[0\] = 0x3, result\[1\] = 0x3
     /// This is equivalent to calling [`Device::cpu_affinity_within_scope`] with [`sys::NVML_AFFINITY_SCOPE_NODE`].
     ///
@@ -120,14 +120,14 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `cpu_set_size`: The size of the cpuSet array that is safe to access
+    /// * `cpu_set_size`: The size of the `cpu_set` array that is safe to access
     ///
     /// Calls `nvmlDeviceGetCpuAffinity`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid, or cpuSetSize == 0
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `cpu_set_size` == 0
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
@@ -150,9 +150,9 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
     }
-    /// Retrieves an array of unsigned ints (sized to cpuSetSize) of bitmasks with the
+    /// Retrieves an array of unsigned ints (sized to `cpu_set_size`) of bitmasks with the
     /// ideal CPU affinity within node or socket for the device.
-    /// For example, if processors 0, 1, 32, and 33 are ideal for the device and cpuSetSize == 2,
+    /// For example, if processors 0, 1, 32, and 33 are ideal for the device and `cpu_set_size` == 2,
     /// result\[0\] = 0x3, result\[1\] = 0x3
     ///
     /// **Note:** If requested scope is not applicable to the target topology, the API
@@ -166,7 +166,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `cpu_set_size`: The size of the cpuSet array that is safe to access
+    /// * `cpu_set_size`: The size of the `cpu_set` array that is safe to access
     /// * `scope`: Scope that change the default behavior
     ///
     /// Calls `nvmlDeviceGetCpuAffinityWithinScope`.
@@ -174,7 +174,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid, cpuSetSize == 0, or sope is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, `cpu_set_size` == 0, or sope is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
@@ -198,9 +198,9 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
     }
-    /// Retrieves an array of unsigned ints (sized to nodeSetSize) of bitmasks with
+    /// Retrieves an array of unsigned ints (sized to `node_set_size`) of bitmasks with
     /// the ideal memory affinity within node or socket for the device.
-    /// For example, if NUMA node 0, 1 are ideal within the socket for the device and nodeSetSize ==  1,
+    /// For example, if NUMA node 0, 1 are ideal within the socket for the device and `node_set_size` ==  1,
     /// result\[0\] = 0x3
     ///
     /// **Note:** If requested scope is not applicable to the target topology, the API
@@ -214,7 +214,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `node_set_size`: The size of the nodeSet array that is safe to access
+    /// * `node_set_size`: The size of the `node_set` array that is safe to access
     /// * `scope`: Scope that change the default behavior
     ///
     /// Calls `nvmlDeviceGetMemoryAffinity`.
@@ -222,7 +222,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid, nodeSetSize == 0, or scope is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, `node_set_size` == 0, or scope is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error

@@ -58,6 +58,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGetKeyRotationThresholdInfo {
+    /// `attackerAdvantage` of [`ConfComputeGetKeyRotationThresholdInfo`], which nvml.h does not describe.
     pub attacker_advantage: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
@@ -85,9 +86,8 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlConfComputeGetKeyRotationThresholdInfo_st", 1)?;
-        st.serialize_field("attackerAdvantage", &self.attacker_advantage)?;
+        let mut st = s.serialize_struct("ConfComputeGetKeyRotationThresholdInfo", 1)?;
+        st.serialize_field("attacker_advantage", &self.attacker_advantage)?;
         st.end()
     }
 }
@@ -99,12 +99,17 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGpuAttestationReport {
-    pub is_cec_attestation_report_present: u32,
+    /// `isCecAttestationReportPresent` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
+    pub is_cec_attestation_report_present: bool,
+    /// `attestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub attestation_report_size: u32,
+    /// `cecAttestationReportSize` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub cec_attestation_report_size: u32,
     /// Spdm supports 32 bytes on nonce
     pub nonce: Vec<u8>,
+    /// `attestationReport` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub attestation_report: Vec<u8>,
+    /// `cecAttestationReport` of [`ConfComputeGpuAttestationReport`], which nvml.h does not describe.
     pub cec_attestation_report: Vec<u8>,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>
@@ -112,7 +117,7 @@ for ConfComputeGpuAttestationReport {
     fn from_raw(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
         #[allow(clippy::needless_update)]
         ConfComputeGpuAttestationReport {
-            is_cec_attestation_report_present: r.isCecAttestationReportPresent,
+            is_cec_attestation_report_present: r.isCecAttestationReportPresent != 0,
             attestation_report_size: r.attestationReportSize,
             cec_attestation_report_size: r.cecAttestationReportSize,
             nonce: r.nonce.iter().map(|x| (*x)).collect(),
@@ -131,7 +136,7 @@ for ConfComputeGpuAttestationReport {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuAttestationReport_st::default();
-        r.isCecAttestationReportPresent = self.is_cec_attestation_report_present;
+        r.isCecAttestationReportPresent = self.is_cec_attestation_report_present as _;
         r.attestationReportSize = self.attestation_report_size;
         r.cecAttestationReportSize = self.cec_attestation_report_size;
         for (d, s) in r.nonce.iter_mut().zip(self.nonce.iter()) {
@@ -156,19 +161,19 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeGpuAttestationReport_st", 6)?;
+        let mut st = s.serialize_struct("ConfComputeGpuAttestationReport", 6)?;
         st.serialize_field(
-            "isCecAttestationReportPresent",
+            "is_cec_attestation_report_present",
             &self.is_cec_attestation_report_present,
         )?;
-        st.serialize_field("attestationReportSize", &self.attestation_report_size)?;
+        st.serialize_field("attestation_report_size", &self.attestation_report_size)?;
         st.serialize_field(
-            "cecAttestationReportSize",
+            "cec_attestation_report_size",
             &self.cec_attestation_report_size,
         )?;
         st.serialize_field("nonce", &self.nonce)?;
-        st.serialize_field("attestationReport", &self.attestation_report)?;
-        st.serialize_field("cecAttestationReport", &self.cec_attestation_report)?;
+        st.serialize_field("attestation_report", &self.attestation_report)?;
+        st.serialize_field("cec_attestation_report", &self.cec_attestation_report)?;
         st.end()
     }
 }
@@ -180,9 +185,13 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGpuCertificate {
+    /// `certChainSize` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub cert_chain_size: u32,
+    /// `attestationCertChainSize` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub attestation_cert_chain_size: u32,
+    /// `certChain` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub cert_chain: Vec<u8>,
+    /// `attestationCertChain` of [`ConfComputeGpuCertificate`], which nvml.h does not describe.
     pub attestation_cert_chain: Vec<u8>,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuCertificate_st>
@@ -227,14 +236,14 @@ impl serde::Serialize for ConfComputeGpuCertificate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeGpuCertificate_st", 4)?;
-        st.serialize_field("certChainSize", &self.cert_chain_size)?;
+        let mut st = s.serialize_struct("ConfComputeGpuCertificate", 4)?;
+        st.serialize_field("cert_chain_size", &self.cert_chain_size)?;
         st.serialize_field(
-            "attestationCertChainSize",
+            "attestation_cert_chain_size",
             &self.attestation_cert_chain_size,
         )?;
-        st.serialize_field("certChain", &self.cert_chain)?;
-        st.serialize_field("attestationCertChain", &self.attestation_cert_chain)?;
+        st.serialize_field("cert_chain", &self.cert_chain)?;
+        st.serialize_field("attestation_cert_chain", &self.attestation_cert_chain)?;
         st.end()
     }
 }
@@ -247,7 +256,9 @@ impl serde::Serialize for ConfComputeGpuCertificate {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeMemSizeInfo {
+    /// `protectedMemSizeKib` of [`ConfComputeMemSizeInfo`], which nvml.h does not describe.
     pub protected_mem_size_kib: u64,
+    /// `unprotectedMemSizeKib` of [`ConfComputeMemSizeInfo`], which nvml.h does not describe.
     pub unprotected_mem_size_kib: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
@@ -274,9 +285,9 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeMemSizeInfo_st", 2)?;
-        st.serialize_field("protectedMemSizeKib", &self.protected_mem_size_kib)?;
-        st.serialize_field("unprotectedMemSizeKib", &self.unprotected_mem_size_kib)?;
+        let mut st = s.serialize_struct("ConfComputeMemSizeInfo", 2)?;
+        st.serialize_field("protected_mem_size_kib", &self.protected_mem_size_kib)?;
+        st.serialize_field("unprotected_mem_size_kib", &self.unprotected_mem_size_kib)?;
         st.end()
     }
 }
@@ -288,6 +299,7 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSetKeyRotationThresholdInfo {
+    /// `maxAttackerAdvantage` of [`ConfComputeSetKeyRotationThresholdInfo`], which nvml.h does not describe.
     pub max_attacker_advantage: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
@@ -315,9 +327,8 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlConfComputeSetKeyRotationThresholdInfo_st", 1)?;
-        st.serialize_field("maxAttackerAdvantage", &self.max_attacker_advantage)?;
+        let mut st = s.serialize_struct("ConfComputeSetKeyRotationThresholdInfo", 1)?;
+        st.serialize_field("max_attacker_advantage", &self.max_attacker_advantage)?;
         st.end()
     }
 }
@@ -329,7 +340,9 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSystemCaps {
+    /// `cpuCaps` of [`ConfComputeSystemCaps`], which nvml.h does not describe.
     pub cpu_caps: u32,
+    /// `gpusCaps` of [`ConfComputeSystemCaps`], which nvml.h does not describe.
     pub gpus_caps: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
@@ -356,9 +369,9 @@ impl serde::Serialize for ConfComputeSystemCaps {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeSystemCaps_st", 2)?;
-        st.serialize_field("cpuCaps", &self.cpu_caps)?;
-        st.serialize_field("gpusCaps", &self.gpus_caps)?;
+        let mut st = s.serialize_struct("ConfComputeSystemCaps", 2)?;
+        st.serialize_field("cpu_caps", &self.cpu_caps)?;
+        st.serialize_field("gpus_caps", &self.gpus_caps)?;
         st.end()
     }
 }
@@ -370,8 +383,11 @@ impl serde::Serialize for ConfComputeSystemCaps {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeSystemState {
+    /// `environment` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub environment: u32,
+    /// `ccFeature` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub cc_feature: u32,
+    /// `devToolsMode` of [`ConfComputeSystemState`], which nvml.h does not describe.
     pub dev_tools_mode: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
@@ -400,10 +416,10 @@ impl serde::Serialize for ConfComputeSystemState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlConfComputeSystemState_st", 3)?;
+        let mut st = s.serialize_struct("ConfComputeSystemState", 3)?;
         st.serialize_field("environment", &self.environment)?;
-        st.serialize_field("ccFeature", &self.cc_feature)?;
-        st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
+        st.serialize_field("cc_feature", &self.cc_feature)?;
+        st.serialize_field("dev_tools_mode", &self.dev_tools_mode)?;
         st.end()
     }
 }
@@ -420,10 +436,15 @@ impl serde::Serialize for ConfComputeSystemState {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct SystemConfComputeSettings {
+    /// `environment` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub environment: u32,
+    /// `ccFeature` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub cc_feature: u32,
+    /// `devToolsMode` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub dev_tools_mode: bool,
+    /// `multiGpuMode` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub multi_gpu_mode: u32,
+    /// `tdispState` of [`SystemConfComputeSettings`], which nvml.h does not describe.
     pub tdisp_state: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v2_t>
@@ -485,12 +506,12 @@ impl serde::Serialize for SystemConfComputeSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v2_t", 5)?;
+        let mut st = s.serialize_struct("SystemConfComputeSettings", 5)?;
         st.serialize_field("environment", &self.environment)?;
-        st.serialize_field("ccFeature", &self.cc_feature)?;
-        st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
-        st.serialize_field("multiGpuMode", &self.multi_gpu_mode)?;
-        st.serialize_field("tdispState", &self.tdisp_state)?;
+        st.serialize_field("cc_feature", &self.cc_feature)?;
+        st.serialize_field("dev_tools_mode", &self.dev_tools_mode)?;
+        st.serialize_field("multi_gpu_mode", &self.multi_gpu_mode)?;
+        st.serialize_field("tdisp_state", &self.tdisp_state)?;
         st.end()
     }
 }

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlCPERType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CPERType(pub u32);
+pub struct CPERType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl CPERType {
     /// Access GPU CPER records
     ///
@@ -133,8 +137,8 @@ impl serde::Serialize for CPERCursor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCPERCursor_v1_t", 3)?;
-        st.serialize_field("cperTypeMask", &self.cper_type_mask)?;
+        let mut st = s.serialize_struct("CPERCursor", 3)?;
+        st.serialize_field("cper_type_mask", &self.cper_type_mask)?;
         st.serialize_field("uuid", &self.uuid)?;
         st.serialize_field("handle", &self.handle)?;
         st.end()

@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlClockLimitId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockLimitId(pub u32);
+pub struct ClockLimitId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockLimitId {
     ///
     ///`NVML_CLOCK_LIMIT_ID_RANGE_START`
@@ -281,7 +285,7 @@ impl<'n> Device<'n> {
     /// rates are desired.
     ///
     /// Non-root users may use this API by default but can be restricted by root from using this API by calling
-    /// [`Device::set_api_restriction`] with apiType=[`RestrictedAPI::SET_AUTO_BOOSTED_CLOCKS`].
+    /// [`Device::set_api_restriction`] with `api_type`=[`RestrictedAPI::SET_AUTO_BOOSTED_CLOCKS`].
     /// Note: Persistence Mode is required to modify current Auto Boost settings, therefore, it must be enabled.
     ///
     /// On Pascal and newer hardware, Auto Boosted clocks are controlled through application clocks.
@@ -529,9 +533,13 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
     #[inline]
-    pub fn set_fan_control_policy(&self, fan: u32, policy: u32) -> Result<(), Error> {
+    pub fn set_fan_control_policy(
+        &self,
+        fan: u32,
+        policy: FanControlPolicy,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanControlPolicy()?;
-        ffi::check(call!(sym(self.raw, fan, policy)))?;
+        ffi::check(call!(sym(self.raw, fan, policy.bits() as _)))?;
         Ok(())
     }
     /// Sets the speed of a specified fan.
@@ -601,14 +609,14 @@ impl<'n> Device<'n> {
     }
     /// Set clocks that device will lock to.
     ///
-    /// Sets the clocks that the device will be running at to the value in the range of minGpuClockMHz to maxGpuClockMHz.
+    /// Sets the clocks that the device will be running at to the value in the range of `min_gpu_clock_m_hz` to `max_gpu_clock_m_hz`.
     ///
     /// Can be used as a setting to request constant performance.
     ///
     /// This can be called with a pair of integer clock frequencies in MHz, or a pair of /ref [`ClockLimitId`] values.
     /// See the table below for valid combinations of these values.
     ///
-    /// minGpuClock | maxGpuClock | Effect
+    /// `min_gpu_clock` | `max_gpu_clock` | Effect
     /// ------------+-------------+--------------------------------------------------
     /// tdp     |     tdp     | Lock clock to TDP
     /// unlimited  |     tdp     | Upper bound is TDP but clock may drift below this
@@ -728,7 +736,7 @@ impl<'n> Device<'n> {
     }
     /// Set memory clocks that device will lock to.
     ///
-    /// Sets the device's memory clocks to the value in the range of minMemClockMHz to maxMemClockMHz.
+    /// Sets the device's memory clocks to the value in the range of `min_mem_clock_m_hz` to `max_mem_clock_m_hz`.
     ///
     /// Can be used as a setting to request constant performance.
     ///

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlBrandType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BrandType(pub u32);
+pub struct BrandType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl BrandType {
     ///
     ///`NVML_BRAND_UNKNOWN`
@@ -196,7 +200,11 @@ impl core::fmt::Display for BrandType {
 #[doc(alias = "nvmlClockId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockId(pub u32);
+pub struct ClockId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockId {
     /// Current actual clock value
     ///
@@ -260,7 +268,11 @@ impl core::fmt::Display for ClockId {
 #[doc(alias = "nvmlClockType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockType(pub u32);
+pub struct ClockType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ClockType {
     /// Graphics clock domain
     ///
@@ -325,7 +337,11 @@ impl core::fmt::Display for ClockType {
 #[doc(alias = "nvmlComputeMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ComputeMode(pub u32);
+pub struct ComputeMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ComputeMode {
     /// Default compute mode -- multiple contexts per device
     ///
@@ -388,7 +404,11 @@ impl core::fmt::Display for ComputeMode {
 #[doc(alias = "nvmlDriverModel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DriverModel(pub u32);
+pub struct DriverModel(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DriverModel {
     /// WDDM driver model -- GPU treated as a display device
     ///
@@ -439,7 +459,11 @@ impl core::fmt::Display for DriverModel {
 #[doc(alias = "nvmlEccCounterType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EccCounterType(pub u32);
+pub struct EccCounterType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EccCounterType {
     /// Volatile counts are reset each time the driver loads.
     ///
@@ -487,7 +511,11 @@ impl core::fmt::Display for EccCounterType {
 #[doc(alias = "nvmlEnableState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EnableState(pub u32);
+pub struct EnableState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EnableState {
     /// Feature disabled
     ///
@@ -531,7 +559,11 @@ impl core::fmt::Display for EnableState {
 #[doc(alias = "nvmlGpuOperationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationMode(pub u32);
+pub struct GpuOperationMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationMode {
     /// Everything is enabled and running at full speed
     ///
@@ -578,7 +610,11 @@ impl core::fmt::Display for GpuOperationMode {
 #[doc(alias = "nvmlGpuUtilizationDomainId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuUtilizationDomainId(pub u32);
+pub struct GpuUtilizationDomainId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuUtilizationDomainId {
     /// Graphics engine domain
     ///
@@ -638,7 +674,11 @@ impl core::fmt::Display for GpuUtilizationDomainId {
 #[doc(alias = "nvmlInforomObject_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct InforomObject(pub u32);
+pub struct InforomObject(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl InforomObject {
     /// An object defined by OEM
     ///
@@ -696,7 +736,11 @@ impl core::fmt::Display for InforomObject {
 #[doc(alias = "nvmlMemoryErrorType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryErrorType(pub u32);
+pub struct MemoryErrorType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl MemoryErrorType {
     /// A memory error that was corrected
     ///
@@ -754,7 +798,11 @@ impl core::fmt::Display for MemoryErrorType {
 #[doc(alias = "nvmlMemoryLocation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryLocation(pub u32);
+pub struct MemoryLocation(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl MemoryLocation {
     /// GPU L1 Cache
     ///
@@ -852,7 +900,11 @@ impl core::fmt::Display for MemoryLocation {
 #[doc(alias = "nvmlPstates_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Pstates(pub u32);
+pub struct Pstates(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl Pstates {
     /// Performance state 0 -- Maximum Performance
     ///
@@ -982,7 +1034,11 @@ impl core::fmt::Display for Pstates {
 #[doc(alias = "nvmlPageRetirementCause_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PageRetirementCause(pub u32);
+pub struct PageRetirementCause(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PageRetirementCause {
     /// Page was retired due to multiple single bit ECC error
     ///
@@ -1041,7 +1097,11 @@ impl core::fmt::Display for PageRetirementCause {
 #[doc(alias = "nvmlRestrictedAPI_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct RestrictedAPI(pub u32);
+pub struct RestrictedAPI(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl RestrictedAPI {
     /// APIs that change application clocks, see nvmlDeviceSetApplicationsClocks
     /// and see nvmlDeviceResetApplicationsClocks.
@@ -1101,7 +1161,11 @@ impl core::fmt::Display for RestrictedAPI {
 #[doc(alias = "nvmlReturn_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Return(pub u32);
+pub struct Return(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl Return {
     /// The operation was successful
     ///
@@ -1366,7 +1430,11 @@ pub type TemperatureSensors = TemperatureSensor;
 #[doc(alias = "nvmlTemperatureSensors_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureSensor(pub u32);
+pub struct TemperatureSensor(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl TemperatureSensor {
     /// Temperature sensor for the GPU die
     ///
@@ -1413,7 +1481,11 @@ impl core::fmt::Display for TemperatureSensor {
 #[doc(alias = "nvmlTemperatureThresholds_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureThresholds(pub u32);
+pub struct TemperatureThresholds(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl TemperatureThresholds {
     /// Temperature at which the GPU will
     /// shut down for HW protection
@@ -1517,7 +1589,11 @@ impl core::fmt::Display for TemperatureThresholds {
 #[doc(alias = "nvmlBusType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BusType(pub u32);
+pub struct BusType(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl BusType {
     /// Unknown bus type.
     ///
@@ -1582,7 +1658,11 @@ impl core::fmt::Display for BusType {
 #[doc(alias = "nvmlDeviceArchitecture_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceArchitecture(pub u32);
+pub struct DeviceArchitecture(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl DeviceArchitecture {
     /// Devices based on the NVIDIA Kepler architecture
     ///
@@ -1712,7 +1792,7 @@ impl core::fmt::Display for DeviceArchitecture {
                 5 => "Volta",
                 6 => "Turing",
                 7 => "Ampere",
-                8 => "ADA",
+                8 => "Ada",
                 9 => "Hopper",
                 10 => "Blackwell",
                 11 => "DLA",
@@ -1725,10 +1805,69 @@ impl core::fmt::Display for DeviceArchitecture {
         )
     }
 }
+/// The values `NVML_FAN_POLICY_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FanControlPolicy::name`]).
+#[doc(alias = "nvmlFanControlPolicy_t")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct FanControlPolicy(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl FanControlPolicy {
+    /// Temperature-controlled fan policy.
+    ///
+    ///`NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW`
+    pub const TEMPERATURE_CONTINOUS_SW: FanControlPolicy = FanControlPolicy(
+        sys::NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW as u32,
+    );
+    /// Manual fan control policy.
+    ///
+    ///`NVML_FAN_POLICY_MANUAL`
+    pub const MANUAL: FanControlPolicy = FanControlPolicy(
+        sys::NVML_FAN_POLICY_MANUAL as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("TEMPERATURE_CONTINOUS_SW"),
+            1 => Some("MANUAL"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        FanControlPolicy(v)
+    }
+}
+open_newtype!(FanControlPolicy(u32), unsigned);
+impl core::fmt::Display for FanControlPolicy {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Temperature Continous SW",
+                1 => "Manual",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_PCIE_LINK_MAX_SPEED_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PcieLinkMaxSpeed::name`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieLinkMaxSpeed(pub u32);
+pub struct PcieLinkMaxSpeed(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl PcieLinkMaxSpeed {
     /// Invalid PCIe link speed.
     ///
@@ -1819,7 +1958,11 @@ impl core::fmt::Display for PcieLinkMaxSpeed {
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerSource(pub u32);
+pub struct PowerSource(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl PowerSource {
     /// AC power source.
     ///
@@ -1919,12 +2062,12 @@ impl serde::Serialize for AdaptiveTgpModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlAdaptiveTgpModeInfo_v1_t", 5)?;
-        st.serialize_field("inBandEnableRequest", &self.in_band_enable_request)?;
-        st.serialize_field("featureAllowedByAdmin", &self.feature_allowed_by_admin)?;
-        st.serialize_field("adminOverrideEnabled", &self.admin_override_enabled)?;
-        st.serialize_field("enablementStatus", &self.enablement_status)?;
-        st.serialize_field("adjustedLimitMw", &self.adjusted_limit_mw)?;
+        let mut st = s.serialize_struct("AdaptiveTgpModeInfo", 5)?;
+        st.serialize_field("in_band_enable_request", &self.in_band_enable_request)?;
+        st.serialize_field("feature_allowed_by_admin", &self.feature_allowed_by_admin)?;
+        st.serialize_field("admin_override_enabled", &self.admin_override_enabled)?;
+        st.serialize_field("enablement_status", &self.enablement_status)?;
+        st.serialize_field("adjusted_limit_mw", &self.adjusted_limit_mw)?;
         st.end()
     }
 }
@@ -1968,9 +2111,9 @@ impl serde::Serialize for ClkMonFaultInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClkMonFaultInfo_struct", 2)?;
-        st.serialize_field("clkApiDomain", &self.clk_api_domain)?;
-        st.serialize_field("clkDomainFaultMask", &self.clk_domain_fault_mask)?;
+        let mut st = s.serialize_struct("ClkMonFaultInfo", 2)?;
+        st.serialize_field("clk_api_domain", &self.clk_api_domain)?;
+        st.serialize_field("clk_domain_fault_mask", &self.clk_domain_fault_mask)?;
         st.end()
     }
 }
@@ -2023,10 +2166,10 @@ impl serde::Serialize for ClkMonStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClkMonStatus_status", 3)?;
-        st.serialize_field("bGlobalStatus", &self.b_global_status)?;
-        st.serialize_field("clkMonListSize", &self.clk_mon_list_size)?;
-        st.serialize_field("clkMonList", &self.clk_mon_list)?;
+        let mut st = s.serialize_struct("ClkMonStatus", 3)?;
+        st.serialize_field("b_global_status", &self.b_global_status)?;
+        st.serialize_field("clk_mon_list_size", &self.clk_mon_list_size)?;
+        st.serialize_field("clk_mon_list", &self.clk_mon_list)?;
         st.end()
     }
 }
@@ -2039,10 +2182,15 @@ impl serde::Serialize for ClkMonStatus {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ClockOffset {
+    /// `type` of [`ClockOffset`], which nvml.h does not describe.
     pub r#type: ClockType,
+    /// `pstate` of [`ClockOffset`], which nvml.h does not describe.
     pub pstate: Pstates,
+    /// `clockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub clock_offset_m_hz: i32,
+    /// `minClockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub min_clock_offset_m_hz: i32,
+    /// `maxClockOffsetMHz` of [`ClockOffset`], which nvml.h does not describe.
     pub max_clock_offset_m_hz: i32,
 }
 impl crate::raw::FromRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
@@ -2076,12 +2224,12 @@ impl serde::Serialize for ClockOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClockOffset_v1_t", 5)?;
+        let mut st = s.serialize_struct("ClockOffset", 5)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("pstate", &self.pstate)?;
-        st.serialize_field("clockOffsetMHz", &self.clock_offset_m_hz)?;
-        st.serialize_field("minClockOffsetMHz", &self.min_clock_offset_m_hz)?;
-        st.serialize_field("maxClockOffsetMHz", &self.max_clock_offset_m_hz)?;
+        st.serialize_field("clock_offset_m_hz", &self.clock_offset_m_hz)?;
+        st.serialize_field("min_clock_offset_m_hz", &self.min_clock_offset_m_hz)?;
+        st.serialize_field("max_clock_offset_m_hz", &self.max_clock_offset_m_hz)?;
         st.end()
     }
 }
@@ -2122,7 +2270,7 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceCurrentClockFreqs_v1_t", 1)?;
+        let mut st = s.serialize_struct("DeviceCurrentClockFreqs", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -2162,7 +2310,7 @@ impl serde::Serialize for DevicePerfModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDevicePerfModes_v1_t", 1)?;
+        let mut st = s.serialize_struct("DevicePerfModes", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -2207,11 +2355,11 @@ impl serde::Serialize for DevicePowerMizerModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDevicePowerMizerModes_v1_t", 3)?;
-        st.serialize_field("currentMode", &self.current_mode)?;
+        let mut st = s.serialize_struct("DevicePowerMizerModes", 3)?;
+        st.serialize_field("current_mode", &self.current_mode)?;
         st.serialize_field("mode", &self.mode)?;
         st.serialize_field(
-            "supportedPowerMizerModes",
+            "supported_power_mizer_modes",
             &self.supported_power_mizer_modes,
         )?;
         st.end()
@@ -2252,8 +2400,8 @@ impl serde::Serialize for DramEncryptionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDramEncryptionInfo_v1_t", 1)?;
-        st.serialize_field("encryptionState", &self.encryption_state)?;
+        let mut st = s.serialize_struct("DramEncryptionInfo", 1)?;
+        st.serialize_field("encryption_state", &self.encryption_state)?;
         st.end()
     }
 }
@@ -2336,19 +2484,25 @@ impl serde::Serialize for EccSramErrorStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccSramErrorStatus_v1_t", 12)?;
-        st.serialize_field("aggregateUncParity", &self.aggregate_unc_parity)?;
-        st.serialize_field("aggregateUncSecDed", &self.aggregate_unc_sec_ded)?;
-        st.serialize_field("aggregateCor", &self.aggregate_cor)?;
-        st.serialize_field("volatileUncParity", &self.volatile_unc_parity)?;
-        st.serialize_field("volatileUncSecDed", &self.volatile_unc_sec_ded)?;
-        st.serialize_field("volatileCor", &self.volatile_cor)?;
-        st.serialize_field("aggregateUncBucketL2", &self.aggregate_unc_bucket_l2)?;
-        st.serialize_field("aggregateUncBucketSm", &self.aggregate_unc_bucket_sm)?;
-        st.serialize_field("aggregateUncBucketPcie", &self.aggregate_unc_bucket_pcie)?;
-        st.serialize_field("aggregateUncBucketMcu", &self.aggregate_unc_bucket_mcu)?;
-        st.serialize_field("aggregateUncBucketOther", &self.aggregate_unc_bucket_other)?;
-        st.serialize_field("bThresholdExceeded", &self.b_threshold_exceeded)?;
+        let mut st = s.serialize_struct("EccSramErrorStatus", 12)?;
+        st.serialize_field("aggregate_unc_parity", &self.aggregate_unc_parity)?;
+        st.serialize_field("aggregate_unc_sec_ded", &self.aggregate_unc_sec_ded)?;
+        st.serialize_field("aggregate_cor", &self.aggregate_cor)?;
+        st.serialize_field("volatile_unc_parity", &self.volatile_unc_parity)?;
+        st.serialize_field("volatile_unc_sec_ded", &self.volatile_unc_sec_ded)?;
+        st.serialize_field("volatile_cor", &self.volatile_cor)?;
+        st.serialize_field("aggregate_unc_bucket_l2", &self.aggregate_unc_bucket_l2)?;
+        st.serialize_field("aggregate_unc_bucket_sm", &self.aggregate_unc_bucket_sm)?;
+        st.serialize_field(
+            "aggregate_unc_bucket_pcie",
+            &self.aggregate_unc_bucket_pcie,
+        )?;
+        st.serialize_field("aggregate_unc_bucket_mcu", &self.aggregate_unc_bucket_mcu)?;
+        st.serialize_field(
+            "aggregate_unc_bucket_other",
+            &self.aggregate_unc_bucket_other,
+        )?;
+        st.serialize_field("b_threshold_exceeded", &self.b_threshold_exceeded)?;
         st.end()
     }
 }
@@ -2410,14 +2564,13 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlEccSramUniqueUncorrectedErrorEntry_v1_t", 7)?;
+        let mut st = s.serialize_struct("EccSramUniqueUncorrectedErrorEntry", 7)?;
         st.serialize_field("unit", &self.unit)?;
         st.serialize_field("location", &self.location)?;
         st.serialize_field("sublocation", &self.sublocation)?;
         st.serialize_field("extlocation", &self.extlocation)?;
         st.serialize_field("address", &self.address)?;
-        st.serialize_field("isParity", &self.is_parity)?;
+        st.serialize_field("is_parity", &self.is_parity)?;
         st.serialize_field("count", &self.count)?;
         st.end()
     }
@@ -2461,7 +2614,7 @@ impl serde::Serialize for FanSpeedInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFanSpeedInfo_v1_t", 2)?;
+        let mut st = s.serialize_struct("FanSpeedInfo", 2)?;
         st.serialize_field("fan", &self.fan)?;
         st.serialize_field("speed", &self.speed)?;
         st.end()
@@ -2475,6 +2628,7 @@ impl serde::Serialize for FanSpeedInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuDynamicPstatesInfo {
+    /// `utilization` of [`GpuDynamicPstatesInfo`], which nvml.h does not describe.
     pub utilization: Vec<GpuDynamicPstatesInfoUtilization>,
 }
 impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
@@ -2507,7 +2661,7 @@ impl serde::Serialize for GpuDynamicPstatesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st", 1)?;
+        let mut st = s.serialize_struct("GpuDynamicPstatesInfo", 1)?;
         st.serialize_field("utilization", &self.utilization)?;
         st.end()
     }
@@ -2558,11 +2712,11 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st_utilization", 4)?;
-        st.serialize_field("bIsPresent", &self.b_is_present)?;
+        let mut st = s.serialize_struct("GpuDynamicPstatesInfoUtilization", 4)?;
+        st.serialize_field("b_is_present", &self.b_is_present)?;
         st.serialize_field("percentage", &self.percentage)?;
-        st.serialize_field("incThreshold", &self.inc_threshold)?;
-        st.serialize_field("decThreshold", &self.dec_threshold)?;
+        st.serialize_field("inc_threshold", &self.inc_threshold)?;
+        st.serialize_field("dec_threshold", &self.dec_threshold)?;
         st.end()
     }
 }
@@ -2599,7 +2753,7 @@ impl serde::Serialize for Hostname {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlHostname_v1_t", 1)?;
+        let mut st = s.serialize_struct("Hostname", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2639,8 +2793,8 @@ impl serde::Serialize for MarginTemperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMarginTemperature_v1_t", 1)?;
-        st.serialize_field("marginTemperature", &self.margin_temperature)?;
+        let mut st = s.serialize_struct("MarginTemperature", 1)?;
+        st.serialize_field("margin_temperature", &self.margin_temperature)?;
         st.end()
     }
 }
@@ -2782,21 +2936,21 @@ impl serde::Serialize for PlatformInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 11)?;
-        st.serialize_field("ibGuid", &self.ib_guid)?;
-        st.serialize_field("chassisSerialNumber", &self.chassis_serial_number)?;
-        st.serialize_field("slotNumber", &self.slot_number)?;
-        st.serialize_field("trayIndex", &self.tray_index)?;
-        st.serialize_field("hostId", &self.host_id)?;
-        st.serialize_field("peerType", &self.peer_type)?;
-        st.serialize_field("moduleId", &self.module_id)?;
-        st.serialize_field("rackGuid", &self.rack_guid)?;
+        let mut st = s.serialize_struct("PlatformInfo", 11)?;
+        st.serialize_field("ib_guid", &self.ib_guid)?;
+        st.serialize_field("chassis_serial_number", &self.chassis_serial_number)?;
+        st.serialize_field("slot_number", &self.slot_number)?;
+        st.serialize_field("tray_index", &self.tray_index)?;
+        st.serialize_field("host_id", &self.host_id)?;
+        st.serialize_field("peer_type", &self.peer_type)?;
+        st.serialize_field("module_id", &self.module_id)?;
+        st.serialize_field("rack_guid", &self.rack_guid)?;
         st.serialize_field(
-            "chassisPhysicalSlotNumber",
+            "chassis_physical_slot_number",
             &self.chassis_physical_slot_number,
         )?;
-        st.serialize_field("computeSlotIndex", &self.compute_slot_index)?;
-        st.serialize_field("nodeIndex", &self.node_index)?;
+        st.serialize_field("compute_slot_index", &self.compute_slot_index)?;
+        st.serialize_field("node_index", &self.node_index)?;
         st.end()
     }
 }
@@ -2838,9 +2992,9 @@ impl serde::Serialize for PowerValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerValue_v2_t", 2)?;
-        st.serialize_field("powerScope", &self.power_scope)?;
-        st.serialize_field("powerValueMw", &self.power_value_mw)?;
+        let mut st = s.serialize_struct("PowerValue", 2)?;
+        st.serialize_field("power_scope", &self.power_scope)?;
+        st.serialize_field("power_value_mw", &self.power_value_mw)?;
         st.end()
     }
 }
@@ -2906,15 +3060,15 @@ impl serde::Serialize for ProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessUtilizationInfo_v1_t", 8)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
+        let mut st = s.serialize_struct("ProcessUtilizationInfo", 8)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
-        st.serialize_field("jpgUtil", &self.jpg_util)?;
-        st.serialize_field("ofaUtil", &self.ofa_util)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
+        st.serialize_field("jpg_util", &self.jpg_util)?;
+        st.serialize_field("ofa_util", &self.ofa_util)?;
         st.end()
     }
 }
@@ -2974,13 +3128,13 @@ impl serde::Serialize for ProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessUtilizationSample_st", 6)?;
+        let mut st = s.serialize_struct("ProcessUtilizationSample", 6)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
         st.end()
     }
 }
@@ -3036,13 +3190,13 @@ impl serde::Serialize for RemappedRowsInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRemappedRowsInfo_v2_t", 6)?;
-        st.serialize_field("corrActiveRemaps", &self.corr_active_remaps)?;
-        st.serialize_field("corrInactiveRemaps", &self.corr_inactive_remaps)?;
-        st.serialize_field("uncActiveRemaps", &self.unc_active_remaps)?;
-        st.serialize_field("uncInactiveRemaps", &self.unc_inactive_remaps)?;
-        st.serialize_field("bPending", &self.b_pending)?;
-        st.serialize_field("bFailureOccurred", &self.b_failure_occurred)?;
+        let mut st = s.serialize_struct("RemappedRowsInfo", 6)?;
+        st.serialize_field("corr_active_remaps", &self.corr_active_remaps)?;
+        st.serialize_field("corr_inactive_remaps", &self.corr_inactive_remaps)?;
+        st.serialize_field("unc_active_remaps", &self.unc_active_remaps)?;
+        st.serialize_field("unc_inactive_remaps", &self.unc_inactive_remaps)?;
+        st.serialize_field("b_pending", &self.b_pending)?;
+        st.serialize_field("b_failure_occurred", &self.b_failure_occurred)?;
         st.end()
     }
 }
@@ -3080,8 +3234,8 @@ impl serde::Serialize for RusdSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRusdSettings_v1_t", 1)?;
-        st.serialize_field("pollMask", &self.poll_mask)?;
+        let mut st = s.serialize_struct("RusdSettings", 1)?;
+        st.serialize_field("poll_mask", &self.poll_mask)?;
         st.end()
     }
 }

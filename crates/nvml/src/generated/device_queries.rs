@@ -102,8 +102,8 @@ impl serde::Serialize for GspFirmwareMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("GspFirmwareMode", 2)?;
-        st.serialize_field("isEnabled", &self.is_enabled)?;
-        st.serialize_field("defaultMode", &self.default_mode)?;
+        st.serialize_field("is_enabled", &self.is_enabled)?;
+        st.serialize_field("default_mode", &self.default_mode)?;
         st.end()
     }
 }
@@ -122,7 +122,7 @@ impl serde::Serialize for LastBbxFlushTime {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("LastBbxFlushTime", 2)?;
         st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("durationUs", &self.duration_us)?;
+        st.serialize_field("duration_us", &self.duration_us)?;
         st.end()
     }
 }
@@ -207,7 +207,7 @@ impl Nvml {
     /// Get Conf Computing System Settings, version 2.
     ///
     /// Returns everything [`Nvml::conf_compute_settings`] reports, plus the
-    /// TDISP state of the GPUs in `tdispState`.
+    /// TDISP state of the GPUs in `tdisp_state`.
     ///
     /// All GPUs, and therefore all TDIs, are expected to be in the same state. If
     /// they are not, the system level state is ambiguous and [`Error::Unknown`] is
@@ -347,7 +347,7 @@ impl Nvml {
     /// Supported on Linux, Windows TCC.
     ///
     /// This function is to set the confidential compute key rotation threshold parameters.
-    /// `pKeyRotationThrInfo`-\>maxAttackerAdvantage should be in the range from
+    /// `p_key_rotation_thr_info`-\>`max_attacker_advantage` should be in the range from
     /// [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN`] to [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX`].
     /// Default value is 60.
     ///
@@ -590,8 +590,6 @@ impl<'n> Device<'n> {
     ///
     /// Display can be active even when no monitor is physically attached.
     ///
-    /// See [`EnableState`] for details on allowed modes.
-    ///
     /// Returns the display active state.
     ///
     /// Calls `nvmlDeviceGetDisplayActive`.
@@ -618,8 +616,6 @@ impl<'n> Device<'n> {
     ///
     /// This method indicates whether a physical display (e.g. monitor) is currently connected to
     /// any of the device's connectors.
-    ///
-    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the display mode.
     ///
@@ -736,7 +732,7 @@ impl<'n> Device<'n> {
     /// Retrieve GSP firmware mode.
     ///
     /// The caller passes in integer pointers. GSP firmware enablement and default mode information is returned with
-    /// corresponding parameters. The return value in `isEnabled` and `defaultMode` should be treated as boolean.
+    /// corresponding parameters. The return value in `is_enabled` and `default_mode` should be treated as boolean.
     ///
     /// Calls `nvmlDeviceGetGspFirmwareMode`.
     ///
@@ -759,9 +755,6 @@ impl<'n> Device<'n> {
         })
     }
     /// Retrieve GSP firmware version.
-    ///
-    /// The caller passes in buffer via `version` and corresponding GSP firmware numbered version
-    /// is returned with the same parameter in string format.
     ///
     /// Returns the retrieved GSP firmware version.
     ///
@@ -815,8 +808,6 @@ impl<'n> Device<'n> {
     ///
     /// When driver persistence mode is enabled the driver software state is not torn down when the last
     /// client disconnects. By default this feature is disabled.
-    ///
-    /// See [`EnableState`] for details on allowed modes.
     ///
     /// See also: [`Device::set_persistence_mode`]
     ///

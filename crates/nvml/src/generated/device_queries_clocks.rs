@@ -64,8 +64,8 @@ impl serde::Serialize for AutoBoostedClocksEnabled {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("AutoBoostedClocksEnabled", 2)?;
-        st.serialize_field("isEnabled", &self.is_enabled)?;
-        st.serialize_field("defaultIsEnabled", &self.default_is_enabled)?;
+        st.serialize_field("is_enabled", &self.is_enabled)?;
+        st.serialize_field("default_is_enabled", &self.default_is_enabled)?;
         st.end()
     }
 }
@@ -86,8 +86,8 @@ impl serde::Serialize for GpcClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("GpcClockMinMaxVfOffset", 2)?;
-        st.serialize_field("minOffset", &self.min_offset)?;
-        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.serialize_field("min_offset", &self.min_offset)?;
+        st.serialize_field("max_offset", &self.max_offset)?;
         st.end()
     }
 }
@@ -108,8 +108,8 @@ impl serde::Serialize for MemClockMinMaxVfOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MemClockMinMaxVfOffset", 2)?;
-        st.serialize_field("minOffset", &self.min_offset)?;
-        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.serialize_field("min_offset", &self.min_offset)?;
+        st.serialize_field("max_offset", &self.max_offset)?;
         st.end()
     }
 }
@@ -130,15 +130,15 @@ impl serde::Serialize for MinMaxClockOfPstate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MinMaxClockOfPstate", 2)?;
-        st.serialize_field("minClockMHz", &self.min_clock_m_hz)?;
-        st.serialize_field("maxClockMHz", &self.max_clock_m_hz)?;
+        st.serialize_field("min_clock_m_hz", &self.min_clock_m_hz)?;
+        st.serialize_field("max_clock_m_hz", &self.max_clock_m_hz)?;
         st.end()
     }
 }
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// Returns the current adaptive clocking status, either `false` or `true`.
+    /// Returns the current adaptive clocking status.
     ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///
@@ -175,7 +175,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, clock_type.0, & mut c_clock_m_hz)))?;
         Ok(c_clock_m_hz)
     }
-    /// Retrieve the current state of Auto Boosted clocks on a device and store it in `isEnabled`
+    /// Retrieve the current state of Auto Boosted clocks on a device and store it in `is_enabled`
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -456,6 +456,12 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
+    }
+    /// The former name of [`Self::current_clocks_event_reasons`], which it calls.
+    #[deprecated(note = "renamed `current_clocks_event_reasons`")]
+    #[inline]
+    pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
+        self.current_clocks_event_reasons()
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
@@ -908,6 +914,14 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
+    /// The former name of [`Self::supported_clocks_event_reasons`], which it calls.
+    #[deprecated(note = "renamed `supported_clocks_event_reasons`")]
+    #[inline]
+    pub fn supported_clocks_throttle_reasons(
+        &self,
+    ) -> Result<ClocksEventReasons, Error> {
+        self.supported_clocks_event_reasons()
+    }
     /// Retrieves the list of possible graphics clocks that can be used as an argument for [`Device::set_gpu_locked_clocks`].
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -1084,6 +1098,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetSupportedGraphicsClocks() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| {
                     call!(sym(self.raw, memory_clock_m_hz, count, core::ptr::null_mut()))
@@ -1111,6 +1126,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetSupportedMemoryClocks() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

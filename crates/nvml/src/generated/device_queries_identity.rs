@@ -74,13 +74,13 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// Valid indices are derived from the `accessibleDevices` count returned by
-    /// [`Nvml::device_count`](). For example, if `accessibleDevices` is 2 the valid indices
+    /// Valid indices are derived from the `accessible_devices` count returned by
+    /// [`Nvml::device_count`]. For example, if `accessible_devices` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// The order in which NVML enumerates devices has no guarantees of consistency between reboots. For that reason it
     /// is recommended that devices be looked up by their PCI ids or UUID. See
-    /// [`Nvml::device_by_uuid`]() and [`Nvml::device_by_pci_bus_id`]().
+    /// [`Nvml::device_by_uuid`] and [`Nvml::device_by_pci_bus_id`].
     ///
     /// Note: The NVML index may not correlate with other APIs, such as the CUDA device index.
     ///
@@ -110,7 +110,7 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target GPU, \>= 0 and \< `accessibleDevices`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `accessible_devices`
     ///
     /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -156,7 +156,7 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// This value corresponds to the [`PciInfo`]::busId returned by [`Device::pci_info`]().
+    /// This value corresponds to the [`PciInfo`]::`bus_id` returned by [`Device::pci_info`].
     ///
     /// Starting from NVML 5, this API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs if:
@@ -226,7 +226,7 @@ impl Nvml {
     /// For Fermi ™ or newer fully supported devices.
     ///
     /// This number corresponds to the value printed directly on the board, and to the value returned by
-    /// [`Device::serial`]().
+    /// [`Device::serial`].
     ///
     /// **Deprecated:** Since more than one GPU can exist on a single board this function is deprecated in favor
     /// of [`Nvml::device_by_uuid`].
@@ -319,7 +319,7 @@ impl Nvml {
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
     /// **Note:** This API returns [`Error::NotSupported`] in the MPS
-    /// locality-domain view. Use [`Nvml::device_by_uuid`]() with the
+    /// locality-domain view. Use [`Nvml::device_by_uuid`] with the
     /// ASCII UUID instead. See `nvmlMpsDeviceEnumeration`.
     ///
     /// Returns the device handle or MIG device handle.
@@ -470,10 +470,10 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Retrieves the device boardId from 0-N.
-    /// Devices with the same boardId indicate GPUs connected to the same PLX.  Use in conjunction with
-    /// [`Device::multi_gpu_board`]() to decide if they are on the same board as well.
-    /// The boardId returned is a unique ID for the current configuration.  Uniqueness and ordering across
+    /// Retrieves the device `board_id` from 0-N.
+    /// Devices with the same `board_id` indicate GPUs connected to the same PLX.  Use in conjunction with
+    /// [`Device::multi_gpu_board`] to decide if they are on the same board as well.
+    /// The `board_id` returned is a unique ID for the current configuration.  Uniqueness and ordering across
     /// reboots and system configurations is not guaranteed (i.e. if a Tesla K40c returns 0x100 and
     /// the two GPUs on a Tesla K10 in the same system returns 0x200 it is not guaranteed they will
     /// always return those values but they will always be different from each other).
@@ -615,7 +615,7 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// Retrieves the hostname string for the GPU device that was set using [`Device::set_hostname`]().
+    /// Retrieves the hostname string for the GPU device that was set using [`Device::set_hostname`].
     ///
     /// See also: [`Device::set_hostname`]
     ///
@@ -643,13 +643,13 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// Valid indices are derived from the `accessibleDevices` count returned by
-    /// [`Nvml::device_count`](). For example, if `accessibleDevices` is 2 the valid indices
+    /// Valid indices are derived from the `accessible_devices` count returned by
+    /// [`Nvml::device_count`]. For example, if `accessible_devices` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// The order in which NVML enumerates devices has no guarantees of consistency between reboots. For that reason it
     /// is recommended that devices be looked up by their PCI ids or GPU UUID. See
-    /// [`Nvml::device_by_pci_bus_id`]() and [`Nvml::device_by_uuid`]().
+    /// [`Nvml::device_by_pci_bus_id`] and [`Nvml::device_by_uuid`].
     ///
     /// When used with MIG device handles this API returns indices that can be
     /// passed to [`Device::mig_device_by_index`] to retrieve an identical handle.
@@ -827,7 +827,7 @@ impl<'n> Device<'n> {
         Ok(c_module_id)
     }
     /// Retrieves whether the device is on a Multi-GPU Board
-    /// Devices that are on multi-GPU boards will set `multiGpuBool` to a non-zero value.
+    /// Devices that are on multi-GPU boards will set `multi_gpu_bool` to a non-zero value.
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///

@@ -106,10 +106,10 @@ impl serde::Serialize for RemappedRows {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("RemappedRows", 4)?;
-        st.serialize_field("corrRows", &self.corr_rows)?;
-        st.serialize_field("uncRows", &self.unc_rows)?;
-        st.serialize_field("isPending", &self.is_pending)?;
-        st.serialize_field("failureOccurred", &self.failure_occurred)?;
+        st.serialize_field("corr_rows", &self.corr_rows)?;
+        st.serialize_field("unc_rows", &self.unc_rows)?;
+        st.serialize_field("is_pending", &self.is_pending)?;
+        st.serialize_field("failure_occurred", &self.failure_occurred)?;
         st.end()
     }
 }
@@ -198,8 +198,6 @@ impl<'n> Device<'n> {
     /// Only applicable to devices with ECC.
     /// Requires [`InforomObject::ECC`] version 1.0 or higher.
     ///
-    /// See [`EnableState`] for details on allowed modes.
-    ///
     /// See also: [`Device::set_ecc_mode`]
     ///
     /// Returns the default ECC mode.
@@ -287,8 +285,6 @@ impl<'n> Device<'n> {
     /// Changing DRAM Encryption modes requires a reboot. The "pending" DRAM Encryption mode refers to the target mode following
     /// the next reboot.
     ///
-    /// See [`EnableState`] for details on allowed modes.
-    ///
     /// See also: [`Device::set_dram_encryption_mode`]
     ///
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
@@ -338,8 +334,6 @@ impl<'n> Device<'n> {
     ///
     /// Changing ECC modes requires a reboot. The "pending" ECC mode refers to the target mode following
     /// the next reboot.
-    ///
-    /// See [`EnableState`] for details on allowed modes.
     ///
     /// See also: [`Device::set_ecc_mode`]
     ///
@@ -518,9 +512,9 @@ impl<'n> Device<'n> {
         Err(missing)
     }
     /// Get number of remapped rows. The number of rows reported will be based on
-    /// the cause of the remapping. isPending indicates whether or not there are
+    /// the cause of the remapping. `is_pending` indicates whether or not there are
     /// pending remappings. A reset will be required to actually remap the row.
-    /// failureOccurred will be set if a row remapping ever failed in the past. A
+    /// `failure_occurred` will be set if a row remapping ever failed in the past. A
     /// pending remapping won't affect future work on the GPU since
     /// error-containment and dynamic page blacklisting will take care of that.
     ///
@@ -732,8 +726,6 @@ impl<'n> Device<'n> {
     ///
     /// This operation takes effect after the next reboot.
     ///
-    /// See [`EnableState`] for details on available modes.
-    ///
     /// See also: [`Device::dram_encryption_mode`]
     ///
     /// # Arguments
@@ -859,6 +851,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetRetiredPages"));
         if let Ok(sym) = lib.nvmlDeviceGetRetiredPages() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u64>(),
                 |count| call!(sym(self.raw, cause.0, count, core::ptr::null_mut())),
             ) {

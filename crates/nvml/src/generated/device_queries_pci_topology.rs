@@ -185,7 +185,7 @@ impl<'n> Device<'n> {
     ///
     /// Returns fabric clique data via [`GpuFabricInfo`].
     /// Each entry in the `cliques` array is a (type, id) pair representing a single
-    /// clique assignment. The number of valid entries is given by `numCliques`.
+    /// clique assignment. The number of valid entries is given by `num_cliques`.
     /// Entries are sorted by ascending type (NVML_GPU_FABRIC_CLIQUE_TYPE_*), then by
     /// ascending clique id within each type.
     ///
@@ -437,12 +437,12 @@ impl<'n> Device<'n> {
     /// status supplied by MPS for the two locality-domain handles. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// Returns the status of the `p2pIndex` between `device1` and `device2`.
+    /// Returns the status of the `p2p_index` between the device and `device2`.
     ///
     /// # Arguments
     ///
     /// * `device2`: The second device
-    /// * `p2p_index`: p2p Capability Index being looked for between `device1` and `device2`
+    /// * `p2p_index`: p2p Capability Index being looked for between the device and `device2`
     ///
     /// Calls `nvmlDeviceGetP2PStatus`.
     ///
@@ -730,6 +730,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetTopologyNearestGpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(self.raw, level.0, count, core::ptr::null_mut())),
             ) {

@@ -59,7 +59,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Temperature {
+    /// `sensorType` of [`Temperature`], which nvml.h does not describe.
     pub sensor_type: TemperatureSensor,
+    /// `temperature` of [`Temperature`], which nvml.h does not describe.
     pub temperature: i32,
 }
 impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {
@@ -87,8 +89,8 @@ impl serde::Serialize for Temperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlTemperature_v1_t", 2)?;
-        st.serialize_field("sensorType", &self.sensor_type)?;
+        let mut st = s.serialize_struct("Temperature", 2)?;
+        st.serialize_field("sensor_type", &self.sensor_type)?;
         st.serialize_field("temperature", &self.temperature)?;
         st.end()
     }
@@ -107,8 +109,8 @@ impl serde::Serialize for MinMaxFanSpeed {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MinMaxFanSpeed", 2)?;
-        st.serialize_field("minSpeed", &self.min_speed)?;
-        st.serialize_field("maxSpeed", &self.max_speed)?;
+        st.serialize_field("min_speed", &self.min_speed)?;
+        st.serialize_field("max_speed", &self.max_speed)?;
         st.end()
     }
 }
@@ -126,8 +128,8 @@ impl serde::Serialize for PowerManagementLimitConstraints {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("PowerManagementLimitConstraints", 2)?;
-        st.serialize_field("minLimit", &self.min_limit)?;
-        st.serialize_field("maxLimit", &self.max_limit)?;
+        st.serialize_field("min_limit", &self.min_limit)?;
+        st.serialize_field("max_limit", &self.max_limit)?;
         st.end()
     }
 }
@@ -252,11 +254,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
     #[inline]
-    pub fn fan_control_policy(&self, fan: u32) -> Result<u32, Error> {
+    pub fn fan_control_policy(&self, fan: u32) -> Result<FanControlPolicy, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanControlPolicy_v2()?;
         let mut c_policy: u32 = Default::default();
         ffi::check(call!(sym(self.raw, fan, & mut c_policy)))?;
-        Ok(c_policy)
+        Ok(FanControlPolicy::from_bits_retain(c_policy as _))
     }
     /// Retrieves the intended operating speed of the device's fan.
     ///
@@ -543,8 +545,6 @@ impl<'n> Device<'n> {
     /// enabled state does not necessarily mean the device is being actively throttled -- only that
     /// that the driver will do so if the appropriate conditions are met.
     ///
-    /// See [`EnableState`] for details on allowed modes.
-    ///
     /// Returns the current power management mode.
     ///
     /// Calls `nvmlDeviceGetPowerManagementMode`.
@@ -580,7 +580,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::NotSupported`] if the device does not support power_mizer_mode readings
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
@@ -782,7 +782,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::NotSupported`] if the device does not support `power_mizer_mode` readings
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)

@@ -65,7 +65,7 @@ impl serde::Serialize for DecoderUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("DecoderUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -85,9 +85,9 @@ impl serde::Serialize for EncoderStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("EncoderStats", 3)?;
-        st.serialize_field("sessionCount", &self.session_count)?;
-        st.serialize_field("averageFps", &self.average_fps)?;
-        st.serialize_field("averageLatency", &self.average_latency)?;
+        st.serialize_field("session_count", &self.session_count)?;
+        st.serialize_field("average_fps", &self.average_fps)?;
+        st.serialize_field("average_latency", &self.average_latency)?;
         st.end()
     }
 }
@@ -106,7 +106,7 @@ impl serde::Serialize for EncoderUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("EncoderUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -125,7 +125,7 @@ impl serde::Serialize for JpgUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("JpgUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -144,7 +144,7 @@ impl serde::Serialize for OfaUtilization {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("OfaUtilization", 2)?;
         st.serialize_field("utilization", &self.utilization)?;
-        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.serialize_field("sampling_period_us", &self.sampling_period_us)?;
         st.end()
     }
 }
@@ -212,15 +212,6 @@ impl<'n> Device<'n> {
         Ok(c_encoder_capacity)
     }
     /// Retrieves information about active encoder sessions on a target device.
-    ///
-    /// An array of active encoder sessions is returned in the caller-supplied buffer pointed at by `sessionInfos`. The
-    /// array element count is passed in `sessionCount`, and `sessionCount` is used to return the number of sessions
-    /// written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
-    /// To query the number of active encoder sessions, call this function with *sessionCount = 0.  The code will return
-    /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
@@ -324,18 +315,9 @@ impl<'n> Device<'n> {
     }
     /// Retrieves information about active frame buffer capture sessions on a target device.
     ///
-    /// An array of active FBC sessions is returned in the caller-supplied buffer pointed at by `sessionInfo`. The
-    /// array element count is passed in `sessionCount`, and `sessionCount` is used to return the number of sessions
-    /// written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
-    /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
-    /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
-    ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
+    /// **Note:** `h_resolution`, `v_resolution`, `average_fps` and `average_latency` data for a FBC session returned in `session_info` may
     /// be zero if there are no new frames captured since the session started.
     ///
     /// Returns the session information.
@@ -487,27 +469,23 @@ impl<'n> Device<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder for processes running.
-    /// Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
-    /// by `utilization`. One utilization sample structure is returned per process running, that had some non-zero utilization
+    /// One utilization sample structure is returned per process running, that had some non-zero utilization
     /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
-    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, [`Error::NotFound`]
+    /// are returned as "unsigned int" values. If no valid sample entries are found since the `last_seen_time_stamp`, [`Error::NotFound`]
     /// is returned.
     ///
-    /// On successful return, the function updates `processSamplesCount` with the number of process utilization sample
-    /// structures that were actually written. This may differ from a previously read value as instances are created or
+    /// This may differ from a previously read value as instances are created or
     /// destroyed.
     ///
-    /// lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
-    /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
+    /// `last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
     ///
     /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
     ///
-    /// Returns caller-supplied buffer in which guest process utilization samples are returned.
-    ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetProcessUtilization`.
     ///
@@ -559,7 +537,7 @@ impl<'n> Device<'n> {
     /// This function returns information only about compute running processes (e.g. CUDA application which have
     /// active context). Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by this function.
     ///
-    /// The usedGpuMemory field returned is all of the memory used by the application.
+    /// The `used_gpu_memory` field returned is all of the memory used by the application.
     ///
     /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
     /// time. Allocate more space for `infos` table in case new compute processes are spawned.
@@ -696,7 +674,7 @@ impl<'n> Device<'n> {
     /// This function returns information only about graphics based processes
     /// (eg. applications using OpenGL, DirectX)
     ///
-    /// The usedGpuMemory field returned is all of the memory used by the application.
+    /// The `used_gpu_memory` field returned is all of the memory used by the application.
     ///
     /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
     /// time. Allocate more space for `infos` table in case new graphics processes are spawned.
@@ -834,7 +812,7 @@ impl<'n> Device<'n> {
     /// active context) utilizing MPS. Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by
     /// this function.
     ///
-    /// The usedGpuMemory field returned is all of the memory used by the application.
+    /// The `used_gpu_memory` field returned is all of the memory used by the application.
     ///
     /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
     /// time. Allocate more space for `infos` table in case new compute processes are spawned.
@@ -972,12 +950,11 @@ impl<'n> Device<'n> {
     ///
     /// Power, Utilization and Clock samples are returned as type "unsigned int" for the union nvmlValue_t.
     ///
-    /// lastSeenTimeStamp represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples maintained by the
-    /// underlying buffer. Set lastSeenTimeStamp to one of the timeStamps retrieved from the date of the previous query
+    /// `last_seen_time_stamp` represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples maintained by the
+    /// underlying buffer. Set `last_seen_time_stamp` to one of the `time_stamp` retrieved from the date of the previous query
     /// to get more recent samples.
     ///
-    /// This method fetches the number of entries which can be accommodated in the provided samples array, and the
-    /// reference samplesCount is updated to indicate how many samples were actually retrieved. The advantage of using this
+    /// The advantage of using this
     /// method for samples in contrast to polling via existing methods is to get get higher frequency data at lower polling cost.
     ///
     /// **Note:** On MIG-enabled GPUs, querying the following sample types, [`SamplingType::GPU_UTILIZATION_SAMPLES`], [`SamplingType::MEMORY_UTILIZATION_SAMPLES`]
@@ -988,7 +965,7 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `type`: Type of sampling event
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetSamples`.
     ///
@@ -1081,6 +1058,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1104,6 +1082,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1131,6 +1110,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1140,6 +1120,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1149,6 +1130,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1182,6 +1164,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1191,6 +1174,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1200,6 +1184,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1233,6 +1218,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1242,6 +1228,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1251,6 +1238,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

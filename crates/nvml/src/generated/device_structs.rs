@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlBridgeChipType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BridgeChipType(pub u32);
+pub struct BridgeChipType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl BridgeChipType {
     ///
     ///`NVML_BRIDGE_CHIP_PLX`
@@ -95,7 +99,11 @@ impl core::fmt::Display for BridgeChipType {
 #[doc(alias = "nvmlCoolerControl_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CoolerControl(pub u32);
+pub struct CoolerControl(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl CoolerControl {
     /// This cooler has no control signal.
     ///
@@ -152,7 +160,11 @@ impl core::fmt::Display for CoolerControl {
 #[doc(alias = "nvmlCoolerTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CoolerTarget(pub u32);
+pub struct CoolerTarget(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl CoolerTarget {
     /// This cooler cools nothing.
     ///
@@ -215,7 +227,11 @@ impl core::fmt::Display for CoolerTarget {
 #[doc(alias = "nvmlDeviceAddressingModeType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceAddressingModeType(pub u32);
+pub struct DeviceAddressingModeType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DeviceAddressingModeType {
     /// No active mode
     ///
@@ -268,7 +284,11 @@ impl core::fmt::Display for DeviceAddressingModeType {
 #[doc(alias = "nvmlGpuTopologyLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuTopologyLevel(pub u32);
+pub struct GpuTopologyLevel(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuTopologyLevel {
     ///
     ///`NVML_TOPOLOGY_INTERNAL`
@@ -327,7 +347,11 @@ impl core::fmt::Display for GpuTopologyLevel {
 #[doc(alias = "nvmlGpuP2PCapsIndex_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuP2PCapsIndex(pub u32);
+pub struct GpuP2PCapsIndex(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuP2PCapsIndex {
     ///
     ///`NVML_P2P_CAPS_INDEX_READ`
@@ -391,7 +415,11 @@ impl core::fmt::Display for GpuP2PCapsIndex {
 #[doc(alias = "nvmlGpuP2PStatus_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuP2PStatus(pub u32);
+pub struct GpuP2PStatus(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuP2PStatus {
     ///
     ///`NVML_P2P_STATUS_OK`
@@ -473,7 +501,11 @@ impl core::fmt::Display for GpuP2PStatus {
 #[doc(alias = "nvmlIntNvLinkDeviceType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct IntNvLinkDeviceType(pub u32);
+pub struct IntNvLinkDeviceType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl IntNvLinkDeviceType {
     ///
     ///`NVML_NVLINK_DEVICE_TYPE_GPU`
@@ -529,7 +561,11 @@ impl core::fmt::Display for IntNvLinkDeviceType {
 #[doc(alias = "nvmlNvLinkCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkCapability(pub u32);
+pub struct NvLinkCapability(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvLinkCapability {
     ///
     ///`NVML_NVLINK_CAP_P2P_SUPPORTED`
@@ -602,7 +638,11 @@ impl core::fmt::Display for NvLinkCapability {
 #[doc(alias = "nvmlNvLinkErrorCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkErrorCounter(pub u32);
+pub struct NvLinkErrorCounter(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvLinkErrorCounter {
     ///
     ///`NVML_NVLINK_ERROR_DL_REPLAY`
@@ -676,7 +716,11 @@ impl core::fmt::Display for NvLinkErrorCounter {
 #[doc(alias = "nvmlNvLinkUtilizationCountPktTypes_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkUtilizationCountPktTypes(pub u32);
+pub struct NvLinkUtilizationCountPktTypes(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvLinkUtilizationCountPktTypes {
     ///
     ///`NVML_NVLINK_COUNTER_PKTFILTER_NOP`
@@ -767,7 +811,11 @@ impl core::fmt::Display for NvLinkUtilizationCountPktTypes {
 #[doc(alias = "nvmlNvLinkUtilizationCountUnits_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkUtilizationCountUnits(pub u32);
+pub struct NvLinkUtilizationCountUnits(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvLinkUtilizationCountUnits {
     ///
     ///`NVML_NVLINK_COUNTER_UNIT_CYCLES`
@@ -830,7 +878,11 @@ impl core::fmt::Display for NvLinkUtilizationCountUnits {
 #[doc(alias = "nvmlPcieUtilCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieUtilCounter(pub u32);
+pub struct PcieUtilCounter(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PcieUtilCounter {
     ///
     ///`NVML_PCIE_UTIL_TX_BYTES`
@@ -873,7 +925,11 @@ impl core::fmt::Display for PcieUtilCounter {
 #[doc(alias = "nvmlPerfPolicyType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PerfPolicyType(pub u32);
+pub struct PerfPolicyType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PerfPolicyType {
     /// How long did power violations cause the GPU to be below application clocks
     ///
@@ -966,7 +1022,11 @@ impl core::fmt::Display for PerfPolicyType {
 #[doc(alias = "nvmlProcessMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ProcessMode(pub u32);
+pub struct ProcessMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ProcessMode {
     /// Processes with a compute context
     ///
@@ -1024,7 +1084,11 @@ impl core::fmt::Display for ProcessMode {
 #[doc(alias = "nvmlSamplingType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct SamplingType(pub u32);
+pub struct SamplingType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl SamplingType {
     /// To represent total power drawn by GPU
     ///
@@ -1138,7 +1202,11 @@ impl core::fmt::Display for SamplingType {
 #[doc(alias = "nvmlThermalController_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ThermalController(pub i32);
+pub struct ThermalController(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub i32,
+);
 impl ThermalController {
     ///
     ///`NVML_THERMAL_CONTROLLER_NONE`
@@ -1296,7 +1364,11 @@ impl core::fmt::Display for ThermalController {
 #[doc(alias = "nvmlThermalTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ThermalTarget(pub i32);
+pub struct ThermalTarget(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub i32,
+);
 impl ThermalTarget {
     ///
     ///`NVML_THERMAL_TARGET_NONE`
@@ -1388,7 +1460,11 @@ impl core::fmt::Display for ThermalTarget {
 #[doc(alias = "nvmlUUIDType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct UUIDType(pub u32);
+pub struct UUIDType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl UUIDType {
     /// Undefined type
     ///
@@ -1434,7 +1510,11 @@ impl core::fmt::Display for UUIDType {
 #[doc(alias = "nvmlValueType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ValueType(pub u32);
+pub struct ValueType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl ValueType {
     /// Double-precision floating-point value
     ///
@@ -1549,10 +1629,10 @@ impl serde::Serialize for BAR1Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBAR1Memory_st", 3)?;
-        st.serialize_field("bar1Total", &self.bar1_total)?;
-        st.serialize_field("bar1Free", &self.bar1_free)?;
-        st.serialize_field("bar1Used", &self.bar1_used)?;
+        let mut st = s.serialize_struct("BAR1Memory", 3)?;
+        st.serialize_field("bar1_total", &self.bar1_total)?;
+        st.serialize_field("bar1_free", &self.bar1_free)?;
+        st.serialize_field("bar1_used", &self.bar1_used)?;
         st.end()
     }
 }
@@ -1589,8 +1669,8 @@ impl serde::Serialize for BBXTimeData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBBXTimeData_v1_t", 1)?;
-        st.serialize_field("timeRun", &self.time_run)?;
+        let mut st = s.serialize_struct("BBXTimeData", 1)?;
+        st.serialize_field("time_run", &self.time_run)?;
         st.end()
     }
 }
@@ -1640,9 +1720,9 @@ impl serde::Serialize for BridgeChipHierarchy {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBridgeChipHierarchy_st", 2)?;
-        st.serialize_field("bridgeCount", &self.bridge_count)?;
-        st.serialize_field("bridgeChipInfo", &self.bridge_chip_info)?;
+        let mut st = s.serialize_struct("BridgeChipHierarchy", 2)?;
+        st.serialize_field("bridge_count", &self.bridge_count)?;
+        st.serialize_field("bridge_chip_info", &self.bridge_chip_info)?;
         st.end()
     }
 }
@@ -1684,9 +1764,9 @@ impl serde::Serialize for BridgeChipInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlBridgeChipInfo_st", 2)?;
+        let mut st = s.serialize_struct("BridgeChipInfo", 2)?;
         st.serialize_field("type", &self.r#type)?;
-        st.serialize_field("fwVersion", &self.fw_version)?;
+        st.serialize_field("fw_version", &self.fw_version)?;
         st.end()
     }
 }
@@ -1698,13 +1778,14 @@ impl serde::Serialize for BridgeChipInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct C2cModeInfo {
-    pub is_c2c_enabled: u32,
+    /// `isC2cEnabled` of [`C2cModeInfo`], which nvml.h does not describe.
+    pub is_c2c_enabled: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn from_raw(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         C2cModeInfo {
-            is_c2c_enabled: r.isC2cEnabled,
+            is_c2c_enabled: r.isC2cEnabled != 0,
             ..Default::default()
         }
     }
@@ -1713,7 +1794,7 @@ impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlC2cModeInfo_v1_t::default();
-        r.isC2cEnabled = self.is_c2c_enabled;
+        r.isC2cEnabled = self.is_c2c_enabled as _;
         r
     }
 }
@@ -1722,8 +1803,8 @@ impl serde::Serialize for C2cModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlC2cModeInfo_v1_t", 1)?;
-        st.serialize_field("isC2cEnabled", &self.is_c2c_enabled)?;
+        let mut st = s.serialize_struct("C2cModeInfo", 1)?;
+        st.serialize_field("is_c2c_enabled", &self.is_c2c_enabled)?;
         st.end()
     }
 }
@@ -1769,54 +1850,10 @@ impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCoolerInfo_v1_t", 3)?;
+        let mut st = s.serialize_struct("CoolerInfo", 3)?;
         st.serialize_field("index", &self.index)?;
-        st.serialize_field("signalType", &self.signal_type)?;
+        st.serialize_field("signal_type", &self.signal_type)?;
         st.serialize_field("target", &self.target)?;
-        st.end()
-    }
-}
-/// Metrics for all core rails in the system.
-///
-/// The safe form of `nvmlCoreRailMetrics_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlCoreRailMetrics_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct CoreRailMetrics {
-    /// Array of core rail metrics
-    pub rails: Vec<RailMetrics>,
-}
-impl crate::raw::FromRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
-    fn from_raw(r: &sys::nvmlCoreRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
-        CoreRailMetrics {
-            rails: r
-                .rails
-                .iter()
-                .map(|x| <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&(*x)))
-                .collect(),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
-    fn to_raw(&self) -> sys::nvmlCoreRailMetrics_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlCoreRailMetrics_t::default();
-        for (d, s) in r.rails.iter_mut().zip(self.rails.iter()) {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for CoreRailMetrics {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCoreRailMetrics_t", 1)?;
-        st.serialize_field("rails", &self.rails)?;
         st.end()
     }
 }
@@ -1855,7 +1892,7 @@ impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceAddressingMode_v1_t", 1)?;
+        let mut st = s.serialize_struct("DeviceAddressingMode", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -1925,19 +1962,19 @@ impl serde::Serialize for DeviceAttributes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceAttributes_st", 9)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
-        st.serialize_field("gpuInstanceSliceCount", &self.gpu_instance_slice_count)?;
+        let mut st = s.serialize_struct("DeviceAttributes", 9)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("shared_copy_engine_count", &self.shared_copy_engine_count)?;
+        st.serialize_field("shared_decoder_count", &self.shared_decoder_count)?;
+        st.serialize_field("shared_encoder_count", &self.shared_encoder_count)?;
+        st.serialize_field("shared_jpeg_count", &self.shared_jpeg_count)?;
+        st.serialize_field("shared_ofa_count", &self.shared_ofa_count)?;
+        st.serialize_field("gpu_instance_slice_count", &self.gpu_instance_slice_count)?;
         st.serialize_field(
-            "computeInstanceSliceCount",
+            "compute_instance_slice_count",
             &self.compute_instance_slice_count,
         )?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
+        st.serialize_field("memory_size_mb", &self.memory_size_mb)?;
         st.end()
     }
 }
@@ -1980,9 +2017,9 @@ impl serde::Serialize for EccBankRemapperHistogram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccBankRemapperHistogram_v1_t", 2)?;
-        st.serialize_field("maxSpareGroupCount", &self.max_spare_group_count)?;
-        st.serialize_field("noSpareGroupCount", &self.no_spare_group_count)?;
+        let mut st = s.serialize_struct("EccBankRemapperHistogram", 2)?;
+        st.serialize_field("max_spare_group_count", &self.max_spare_group_count)?;
+        st.serialize_field("no_spare_group_count", &self.no_spare_group_count)?;
         st.end()
     }
 }
@@ -2033,10 +2070,10 @@ impl serde::Serialize for EccBankRemapperStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccBankRemapperStatus_v1_t", 4)?;
-        st.serialize_field("activeRemappings", &self.active_remappings)?;
-        st.serialize_field("inactiveRemappings", &self.inactive_remappings)?;
-        st.serialize_field("bPending", &self.b_pending)?;
+        let mut st = s.serialize_struct("EccBankRemapperStatus", 4)?;
+        st.serialize_field("active_remappings", &self.active_remappings)?;
+        st.serialize_field("inactive_remappings", &self.inactive_remappings)?;
+        st.serialize_field("b_pending", &self.b_pending)?;
         st.serialize_field("histogram", &self.histogram)?;
         st.end()
     }
@@ -2090,11 +2127,11 @@ impl serde::Serialize for EccErrorCounts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccErrorCounts_st", 4)?;
-        st.serialize_field("l1Cache", &self.l1_cache)?;
-        st.serialize_field("l2Cache", &self.l2_cache)?;
-        st.serialize_field("deviceMemory", &self.device_memory)?;
-        st.serialize_field("registerFile", &self.register_file)?;
+        let mut st = s.serialize_struct("EccErrorCounts", 4)?;
+        st.serialize_field("l1_cache", &self.l1_cache)?;
+        st.serialize_field("l2_cache", &self.l2_cache)?;
+        st.serialize_field("device_memory", &self.device_memory)?;
+        st.serialize_field("register_file", &self.register_file)?;
         st.end()
     }
 }
@@ -2106,7 +2143,9 @@ impl serde::Serialize for EccErrorCounts {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuThermalSettings {
+    /// `count` of [`GpuThermalSettings`], which nvml.h does not describe.
     pub count: u32,
+    /// `sensor` of [`GpuThermalSettings`], which nvml.h does not describe.
     pub sensor: Vec<GpuThermalSettingsSensor>,
 }
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
@@ -2141,7 +2180,7 @@ impl serde::Serialize for GpuThermalSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuThermalSettings_t", 2)?;
+        let mut st = s.serialize_struct("GpuThermalSettings", 2)?;
         st.serialize_field("count", &self.count)?;
         st.serialize_field("sensor", &self.sensor)?;
         st.end()
@@ -2154,10 +2193,15 @@ impl serde::Serialize for GpuThermalSettings {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuThermalSettingsSensor {
+    /// `controller` of [`GpuThermalSettingsSensor`], which nvml.h does not describe.
     pub controller: ThermalController,
+    /// `defaultMinTemp` of [`GpuThermalSettingsSensor`], which nvml.h does not describe.
     pub default_min_temp: i32,
+    /// `defaultMaxTemp` of [`GpuThermalSettingsSensor`], which nvml.h does not describe.
     pub default_max_temp: i32,
+    /// `currentTemp` of [`GpuThermalSettingsSensor`], which nvml.h does not describe.
     pub current_temp: i32,
+    /// `target` of [`GpuThermalSettingsSensor`], which nvml.h does not describe.
     pub target: ThermalTarget,
 }
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t_sensor>
@@ -2192,11 +2236,11 @@ impl serde::Serialize for GpuThermalSettingsSensor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuThermalSettings_t_sensor", 5)?;
+        let mut st = s.serialize_struct("GpuThermalSettingsSensor", 5)?;
         st.serialize_field("controller", &self.controller)?;
-        st.serialize_field("defaultMinTemp", &self.default_min_temp)?;
-        st.serialize_field("defaultMaxTemp", &self.default_max_temp)?;
-        st.serialize_field("currentTemp", &self.current_temp)?;
+        st.serialize_field("default_min_temp", &self.default_min_temp)?;
+        st.serialize_field("default_max_temp", &self.default_max_temp)?;
+        st.serialize_field("current_temp", &self.current_temp)?;
         st.serialize_field("target", &self.target)?;
         st.end()
     }
@@ -2234,7 +2278,7 @@ impl serde::Serialize for GpuUptime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuUptime_v1_t", 1)?;
+        let mut st = s.serialize_struct("GpuUptime", 1)?;
         st.serialize_field("uptime", &self.uptime)?;
         st.end()
     }
@@ -2311,7 +2355,7 @@ impl serde::Serialize for Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMemory_v2_st", 4)?;
+        let mut st = s.serialize_struct("Memory", 4)?;
         st.serialize_field("total", &self.total)?;
         st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("free", &self.free)?;
@@ -2328,7 +2372,9 @@ impl serde::Serialize for Memory {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvLinkUtilizationControl {
+    /// `units` of [`NvLinkUtilizationControl`], which nvml.h does not describe.
     pub units: NvLinkUtilizationCountUnits,
+    /// `pktfilter` of [`NvLinkUtilizationControl`], which nvml.h does not describe.
     pub pktfilter: NvLinkUtilizationCountPktTypes,
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkUtilizationControl_st>
@@ -2357,87 +2403,9 @@ impl serde::Serialize for NvLinkUtilizationControl {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkUtilizationControl_st", 2)?;
+        let mut st = s.serialize_struct("NvLinkUtilizationControl", 2)?;
         st.serialize_field("units", &self.units)?;
         st.serialize_field("pktfilter", &self.pktfilter)?;
-        st.end()
-    }
-}
-/// Observed metrics from the power model, including initial DRAMCLK estimates and current measurements.
-///
-/// The safe form of `nvmlObservedMetrics_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlObservedMetrics_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct ObservedMetrics {
-    /// Initial DRAMCLK estimates for different scenarios
-    pub initial_dramclk_est: Vec<PwrModelMetricsDlppm1xDramclkEstimates>,
-    /// Validity flag: non-zero if observed metrics are valid
-    pub b_valid: bool,
-    /// Observed core rail metrics
-    pub core_rail: CoreRailMetrics,
-    /// Observed fb rail metrics
-    pub fb_rail: RailMetrics,
-    /// Observed Total Graphics Power (TGP) in milliwatts
-    pub tgp_pwr_tuple: PmgrPwrTuple,
-    /// Observed performance metrics
-    pub perf_metrics: PwrModelMetricsDlppm1xPerf,
-}
-impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
-    fn from_raw(r: &sys::nvmlObservedMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
-        ObservedMetrics {
-            initial_dramclk_est: r
-                .initialDramclkEst
-                .iter()
-                .map(|x| <PwrModelMetricsDlppm1xDramclkEstimates as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&(*x)))
-                .collect(),
-            b_valid: r.bValid != 0,
-            core_rail: <CoreRailMetrics as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.coreRail),
-            fb_rail: <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&r.fbRail),
-            tgp_pwr_tuple: <PmgrPwrTuple as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.tgpPwrTuple),
-            perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.perfMetrics),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
-    fn to_raw(&self) -> sys::nvmlObservedMetrics_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlObservedMetrics_t::default();
-        for (d, s) in r.initialDramclkEst.iter_mut().zip(self.initial_dramclk_est.iter())
-        {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r.bValid = self.b_valid as _;
-        r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
-        r.fbRail = crate::raw::ToRaw::to_raw(&self.fb_rail);
-        r.tgpPwrTuple = crate::raw::ToRaw::to_raw(&self.tgp_pwr_tuple);
-        r.perfMetrics = crate::raw::ToRaw::to_raw(&self.perf_metrics);
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ObservedMetrics {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlObservedMetrics_t", 6)?;
-        st.serialize_field("initialDramclkEst", &self.initial_dramclk_est)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("coreRail", &self.core_rail)?;
-        st.serialize_field("fbRail", &self.fb_rail)?;
-        st.serialize_field("tgpPwrTuple", &self.tgp_pwr_tuple)?;
-        st.serialize_field("perfMetrics", &self.perf_metrics)?;
         st.end()
     }
 }
@@ -2504,15 +2472,15 @@ impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPciInfoExt_v1_t", 8)?;
+        let mut st = s.serialize_struct("PciInfoExt", 8)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
         st.serialize_field("device", &self.device)?;
-        st.serialize_field("pciDeviceId", &self.pci_device_id)?;
-        st.serialize_field("pciSubSystemId", &self.pci_sub_system_id)?;
-        st.serialize_field("baseClass", &self.base_class)?;
-        st.serialize_field("subClass", &self.sub_class)?;
-        st.serialize_field("busId", &self.bus_id)?;
+        st.serialize_field("pci_device_id", &self.pci_device_id)?;
+        st.serialize_field("pci_sub_system_id", &self.pci_sub_system_id)?;
+        st.serialize_field("base_class", &self.base_class)?;
+        st.serialize_field("sub_class", &self.sub_class)?;
+        st.serialize_field("bus_id", &self.bus_id)?;
         st.end()
     }
 }
@@ -2574,14 +2542,14 @@ impl serde::Serialize for PciInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPciInfo_st", 7)?;
-        st.serialize_field("busIdLegacy", &self.bus_id_legacy)?;
+        let mut st = s.serialize_struct("PciInfo", 7)?;
+        st.serialize_field("bus_id_legacy", &self.bus_id_legacy)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
         st.serialize_field("device", &self.device)?;
-        st.serialize_field("pciDeviceId", &self.pci_device_id)?;
-        st.serialize_field("pciSubSystemId", &self.pci_sub_system_id)?;
-        st.serialize_field("busId", &self.bus_id)?;
+        st.serialize_field("pci_device_id", &self.pci_device_id)?;
+        st.serialize_field("pci_sub_system_id", &self.pci_sub_system_id)?;
+        st.serialize_field("bus_id", &self.bus_id)?;
         st.end()
     }
 }
@@ -2620,282 +2588,8 @@ impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPdi_v1_t", 1)?;
+        let mut st = s.serialize_struct("Pdi", 1)?;
         st.serialize_field("value", &self.value)?;
-        st.end()
-    }
-}
-/// Performance metrics sample from a controller, which can be either DLPPC 2x or PFPP 1x.
-///
-/// The safe form of `nvmlPerfMetricControllerSample_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPerfMetricControllerSample_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PerfMetricControllerSample {
-    /// Union containing controller-specific data
-    ///
-    /// Read as its `controllerType` says.
-    pub data: PerfMetricControllerData,
-}
-impl crate::raw::FromRaw<sys::nvmlPerfMetricControllerSample_t>
-for PerfMetricControllerSample {
-    fn from_raw(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PerfMetricControllerSample {
-            data: PerfMetricControllerData::from_raw_tagged(
-                r.controllerType as u32,
-                &r.data,
-            ),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPerfMetricControllerSample_t>
-for PerfMetricControllerSample {
-    fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricControllerSample_t::default();
-        {
-            let (tag, u) = self.data.to_raw_tagged();
-            r.controllerType = tag as _;
-            r.data = u;
-        }
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricControllerSample {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricControllerSample_t", 2)?;
-        st.serialize_field("controllerType", &self.data.tag())?;
-        st.serialize_field("data", &self.data)?;
-        st.end()
-    }
-}
-/// Performance metrics sample for DLPPC 2x controller.
-///
-/// The safe form of `nvmlPerfMetricsDlppc2xSample_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPerfMetricsDlppc2xSample_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PerfMetricsDlppc2xSample {
-    /// Observed metrics from the DLPPC 2x controller
-    pub observed_metrics: ObservedMetrics,
-}
-impl crate::raw::FromRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
-for PerfMetricsDlppc2xSample {
-    fn from_raw(r: &sys::nvmlPerfMetricsDlppc2xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PerfMetricsDlppc2xSample {
-            observed_metrics: <ObservedMetrics as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.observedMetrics),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
-for PerfMetricsDlppc2xSample {
-    fn to_raw(&self) -> sys::nvmlPerfMetricsDlppc2xSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsDlppc2xSample_t::default();
-        r.observedMetrics = crate::raw::ToRaw::to_raw(&self.observed_metrics);
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricsDlppc2xSample {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsDlppc2xSample_t", 1)?;
-        st.serialize_field("observedMetrics", &self.observed_metrics)?;
-        st.end()
-    }
-}
-/// Performance metrics sample for PFPP 1x controller.
-///
-/// The safe form of `nvmlPerfMetricsPfpp1xSample_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPerfMetricsPfpp1xSample_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PerfMetricsPfpp1xSample {
-    /// Estimated metrics from the PFPP 1x controller
-    pub estimated_metrics: PwrModelMetricsPfpp1x,
-}
-impl crate::raw::FromRaw<sys::nvmlPerfMetricsPfpp1xSample_t>
-for PerfMetricsPfpp1xSample {
-    fn from_raw(r: &sys::nvmlPerfMetricsPfpp1xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PerfMetricsPfpp1xSample {
-            estimated_metrics: <PwrModelMetricsPfpp1x as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.estimatedMetrics),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1xSample {
-    fn to_raw(&self) -> sys::nvmlPerfMetricsPfpp1xSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsPfpp1xSample_t::default();
-        r.estimatedMetrics = crate::raw::ToRaw::to_raw(&self.estimated_metrics);
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricsPfpp1xSample {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsPfpp1xSample_t", 1)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
-        st.end()
-    }
-}
-/// Single performance metrics sample containing data from one or more controllers.
-///
-/// The safe form of `nvmlPerfMetricsSample_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPerfMetricsSample_t")]
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct PerfMetricsSample {
-    /// Number of valid controller samples in this sample
-    pub num_controller_data: u8,
-    /// Array of controller samples
-    pub controller_data: Vec<PerfMetricControllerSample>,
-}
-impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
-    fn from_raw(r: &sys::nvmlPerfMetricsSample_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PerfMetricsSample {
-            num_controller_data: r.numControllerData,
-            controller_data: r
-                .controllerData
-                .iter()
-                .take(r.numControllerData as usize)
-                .map(|x| <PerfMetricControllerSample as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&(*x)))
-                .collect(),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
-    fn to_raw(&self) -> sys::nvmlPerfMetricsSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsSample_t::default();
-        r.numControllerData = self.num_controller_data;
-        for (d, s) in r.controllerData.iter_mut().zip(self.controller_data.iter()) {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricsSample {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsSample_t", 2)?;
-        st.serialize_field("numControllerData", &self.num_controller_data)?;
-        st.serialize_field("controllerData", &self.controller_data)?;
-        st.end()
-    }
-}
-/// Collection of performance metrics samples (version 1).
-/// This structure contains multiple samples for performance monitoring and profiling.
-///
-/// The safe form of `nvmlPerfMetricsSamples_v1_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPerfMetricsSamples_v1_t")]
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct PerfMetricsSamples {
-    /// Number of samples in the samples array
-    pub num_samples: u32,
-    /// Array of performance metrics samples
-    pub samples: Vec<PerfMetricsSample>,
-}
-impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
-    fn from_raw(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PerfMetricsSamples {
-            num_samples: r.numSamples,
-            samples: r
-                .samples
-                .iter()
-                .take(r.numSamples as usize)
-                .map(|x| <PerfMetricsSample as crate::raw::FromRaw<_>>::from_raw(&(*x)))
-                .collect(),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
-    fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsSamples_v1_t::default();
-        r.numSamples = self.num_samples;
-        for (d, s) in r.samples.iter_mut().zip(self.samples.iter()) {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricsSamples {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricsSamples_v1_t", 2)?;
-        st.serialize_field("numSamples", &self.num_samples)?;
-        st.serialize_field("samples", &self.samples)?;
-        st.end()
-    }
-}
-/// Power tuple containing power consumption in milliwatts.
-///
-/// The safe form of `nvmlPmgrPwrTuple_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPmgrPwrTuple_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PmgrPwrTuple {
-    /// Power consumption in milliwatts
-    pub pwrm_w: u32,
-}
-impl crate::raw::FromRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
-    fn from_raw(r: &sys::nvmlPmgrPwrTuple_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PmgrPwrTuple {
-            pwrm_w: r.pwrmW,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
-    fn to_raw(&self) -> sys::nvmlPmgrPwrTuple_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPmgrPwrTuple_t::default();
-        r.pwrmW = self.pwrm_w;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PmgrPwrTuple {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPmgrPwrTuple_t", 1)?;
-        st.serialize_field("pwrmW", &self.pwrm_w)?;
         st.end()
     }
 }
@@ -2959,13 +2653,13 @@ impl serde::Serialize for ProcessDetail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessDetail_v1_t", 5)?;
+        let mut st = s.serialize_struct("ProcessDetail", 5)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.serialize_field(
-            "usedGpuCcProtectedMemory",
+            "used_gpu_cc_protected_memory",
             &self.used_gpu_cc_protected_memory,
         )?;
         st.end()
@@ -3053,381 +2747,11 @@ impl serde::Serialize for ProcessInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessInfo_v2_st", 4)?;
+        let mut st = s.serialize_struct("ProcessInfo", 4)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
-        st.end()
-    }
-}
-/// DRAMCLK estimates containing multiple estimated metrics for different DRAMCLK frequencies.
-///
-/// The safe form of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelMetricsDlppm1xDramclkEstimates {
-    /// Array of estimated metrics for each inference loop
-    pub estimated_metrics: Vec<PwrModelMetricsDlppm1x>,
-    /// Number of valid entries in estimatedMetrics array
-    pub num_estimated_metrics: u8,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
-for PwrModelMetricsDlppm1xDramclkEstimates {
-    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelMetricsDlppm1xDramclkEstimates {
-            estimated_metrics: r
-                .estimatedMetrics
-                .iter()
-                .take(r.numEstimatedMetrics as usize)
-                .map(|x| <PwrModelMetricsDlppm1x as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&(*x)))
-                .collect(),
-            num_estimated_metrics: r.numEstimatedMetrics,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
-for PwrModelMetricsDlppm1xDramclkEstimates {
-    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t::default();
-        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r.numEstimatedMetrics = self.num_estimated_metrics;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlPwrModelMetricsDlppm1xDramclkEstimates_t", 2)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
-        st.serialize_field("numEstimatedMetrics", &self.num_estimated_metrics)?;
-        st.end()
-    }
-}
-/// Performance metrics for DLPPM 1x power model.
-///
-/// The safe form of `nvmlPwrModelMetricsDlppm1xPerf_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelMetricsDlppm1xPerf_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelMetricsDlppm1xPerf {
-    /// Performance metric in milliseconds
-    pub perfms: u32,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
-for PwrModelMetricsDlppm1xPerf {
-    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xPerf_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelMetricsDlppm1xPerf {
-            perfms: r.perfms,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
-for PwrModelMetricsDlppm1xPerf {
-    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xPerf_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsDlppm1xPerf_t::default();
-        r.perfms = self.perfms;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1xPerf_t", 1)?;
-        st.serialize_field("perfms", &self.perfms)?;
-        st.end()
-    }
-}
-/// Complete power model metrics for DLPPM 1x, including rail metrics and TGP power.
-///
-/// The safe form of `nvmlPwrModelMetricsDlppm1x_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelMetricsDlppm1x_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelMetricsDlppm1x {
-    /// Validity flag: non-zero if metrics are valid
-    pub b_valid: bool,
-    /// Core rail metrics
-    pub core_rail: CoreRailMetrics,
-    /// Fb rail metrics
-    pub fb_rail: RailMetrics,
-    /// Total Graphics Power (TGP) in milliwatts
-    pub tgp_pwr_tuple: PmgrPwrTuple,
-    /// Performance metrics
-    pub perf_metrics: PwrModelMetricsDlppm1xPerf,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
-    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1x_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelMetricsDlppm1x {
-            b_valid: r.bValid != 0,
-            core_rail: <CoreRailMetrics as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.coreRail),
-            fb_rail: <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&r.fbRail),
-            tgp_pwr_tuple: <PmgrPwrTuple as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.tgpPwrTuple),
-            perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.perfMetrics),
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
-    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsDlppm1x_t::default();
-        r.bValid = self.b_valid as _;
-        r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
-        r.fbRail = crate::raw::ToRaw::to_raw(&self.fb_rail);
-        r.tgpPwrTuple = crate::raw::ToRaw::to_raw(&self.tgp_pwr_tuple);
-        r.perfMetrics = crate::raw::ToRaw::to_raw(&self.perf_metrics);
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelMetricsDlppm1x {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1x_t", 5)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("coreRail", &self.core_rail)?;
-        st.serialize_field("fbRail", &self.fb_rail)?;
-        st.serialize_field("tgpPwrTuple", &self.tgp_pwr_tuple)?;
-        st.serialize_field("perfMetrics", &self.perf_metrics)?;
-        st.end()
-    }
-}
-/// Complete power model metrics for PFPP 1x, including estimated metrics and key operating points.
-///
-/// The safe form of `nvmlPwrModelMetricsPfpp1x_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelMetricsPfpp1x_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelMetricsPfpp1x {
-    /// Number of valid vf points
-    pub num_vf_points: u8,
-    /// Array of estimated metrics for different operating points
-    pub estimated_metrics: Vec<PwrModelMetricsSamplePfpp1x>,
-    /// Validity flag: non-zero if metrics are valid
-    pub b_valid: bool,
-    /// Operating point with maximum performance per watt
-    pub max_perf_per_watt_point: PwrModelOperatingPointPfpp1x,
-    /// Operating point at maximum frequency and voltage
-    pub fmax_at_vmax_point: PwrModelOperatingPointPfpp1x,
-    /// TGP headroom in milliwatts
-    pub tgp_headroomm_w: u32,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
-    fn from_raw(r: &sys::nvmlPwrModelMetricsPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelMetricsPfpp1x {
-            num_vf_points: r.numVfPoints,
-            estimated_metrics: r
-                .estimatedMetrics
-                .iter()
-                .take(r.numVfPoints as usize)
-                .map(|x| <PwrModelMetricsSamplePfpp1x as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&(*x)))
-                .collect(),
-            b_valid: r.bValid != 0,
-            max_perf_per_watt_point: <PwrModelOperatingPointPfpp1x as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.maxPerfPerWattPoint),
-            fmax_at_vmax_point: <PwrModelOperatingPointPfpp1x as crate::raw::FromRaw<
-                _,
-            >>::from_raw(&r.fmaxAtVmaxPoint),
-            tgp_headroomm_w: r.tgpHeadroommW,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
-    fn to_raw(&self) -> sys::nvmlPwrModelMetricsPfpp1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsPfpp1x_t::default();
-        r.numVfPoints = self.num_vf_points;
-        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
-            *d = crate::raw::ToRaw::to_raw(&(*s));
-        }
-        r.bValid = self.b_valid as _;
-        r.maxPerfPerWattPoint = crate::raw::ToRaw::to_raw(&self.max_perf_per_watt_point);
-        r.fmaxAtVmaxPoint = crate::raw::ToRaw::to_raw(&self.fmax_at_vmax_point);
-        r.tgpHeadroommW = self.tgp_headroomm_w;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelMetricsPfpp1x {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsPfpp1x_t", 6)?;
-        st.serialize_field("numVfPoints", &self.num_vf_points)?;
-        st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
-        st.serialize_field("bValid", &self.b_valid)?;
-        st.serialize_field("maxPerfPerWattPoint", &self.max_perf_per_watt_point)?;
-        st.serialize_field("fmaxAtVmaxPoint", &self.fmax_at_vmax_point)?;
-        st.serialize_field("tgpHeadroommW", &self.tgp_headroomm_w)?;
-        st.end()
-    }
-}
-/// Power model metrics sample for PFPP 1x, containing frequency inputs and estimated TGP.
-///
-/// The safe form of `nvmlPwrModelMetricsSamplePfpp1x_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelMetricsSamplePfpp1x_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelMetricsSamplePfpp1x {
-    /// Array of input frequencies in kilohertz for each domain
-    pub freqk_hz: Vec<u32>,
-    /// Estimated Total Graphics Power in milliwatts
-    pub est_tgp_pwrm_w: u32,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
-for PwrModelMetricsSamplePfpp1x {
-    fn from_raw(r: &sys::nvmlPwrModelMetricsSamplePfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelMetricsSamplePfpp1x {
-            freqk_hz: r.freqkHz.iter().map(|x| (*x)).collect(),
-            est_tgp_pwrm_w: r.estTgpPwrmW,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
-for PwrModelMetricsSamplePfpp1x {
-    fn to_raw(&self) -> sys::nvmlPwrModelMetricsSamplePfpp1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsSamplePfpp1x_t::default();
-        for (d, s) in r.freqkHz.iter_mut().zip(self.freqk_hz.iter()) {
-            *d = (*s);
-        }
-        r.estTgpPwrmW = self.est_tgp_pwrm_w;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelMetricsSamplePfpp1x_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("estTgpPwrmW", &self.est_tgp_pwrm_w)?;
-        st.end()
-    }
-}
-/// Operating point for PFPP 1x power model, defining a frequency-power pair.
-///
-/// The safe form of `nvmlPwrModelOperatingPointPfpp1x_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlPwrModelOperatingPointPfpp1x_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PwrModelOperatingPointPfpp1x {
-    /// Operating frequency in kilohertz
-    pub freqk_hz: u32,
-    /// Power consumption at this frequency in milliwatts
-    pub pwrm_w: u32,
-}
-impl crate::raw::FromRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
-for PwrModelOperatingPointPfpp1x {
-    fn from_raw(r: &sys::nvmlPwrModelOperatingPointPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PwrModelOperatingPointPfpp1x {
-            freqk_hz: r.freqkHz,
-            pwrm_w: r.pwrmW,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
-for PwrModelOperatingPointPfpp1x {
-    fn to_raw(&self) -> sys::nvmlPwrModelOperatingPointPfpp1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelOperatingPointPfpp1x_t::default();
-        r.freqkHz = self.freqk_hz;
-        r.pwrmW = self.pwrm_w;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PwrModelOperatingPointPfpp1x {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPwrModelOperatingPointPfpp1x_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("pwrmW", &self.pwrm_w)?;
-        st.end()
-    }
-}
-/// Metrics for a single power rail, including frequency and utilization.
-///
-/// The safe form of `nvmlRailMetrics_t`.
-/// Build one with `Default::default()` and set its fields: new fields come with new headers.
-#[doc(alias = "nvmlRailMetrics_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct RailMetrics {
-    /// Frequency in kilohertz
-    pub freqk_hz: u32,
-    /// Utilization percentage (fixed-point)
-    pub util_pct: u64,
-}
-impl crate::raw::FromRaw<sys::nvmlRailMetrics_t> for RailMetrics {
-    fn from_raw(r: &sys::nvmlRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
-        RailMetrics {
-            freqk_hz: r.freqkHz,
-            util_pct: r.utilPct,
-            ..Default::default()
-        }
-    }
-}
-impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
-    fn to_raw(&self) -> sys::nvmlRailMetrics_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlRailMetrics_t::default();
-        r.freqkHz = self.freqk_hz;
-        r.utilPct = self.util_pct;
-        r
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for RailMetrics {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRailMetrics_t", 2)?;
-        st.serialize_field("freqkHz", &self.freqk_hz)?;
-        st.serialize_field("utilPct", &self.util_pct)?;
+        st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.end()
     }
 }
@@ -3440,15 +2764,17 @@ impl serde::Serialize for RailMetrics {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct RepairStatus {
-    pub b_channel_repair_pending: u32,
-    pub b_tpc_repair_pending: u32,
+    /// `bChannelRepairPending` of [`RepairStatus`], which nvml.h does not describe.
+    pub b_channel_repair_pending: bool,
+    /// `bTpcRepairPending` of [`RepairStatus`], which nvml.h does not describe.
+    pub b_tpc_repair_pending: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from_raw(r: &sys::nvmlRepairStatus_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         RepairStatus {
-            b_channel_repair_pending: r.bChannelRepairPending,
-            b_tpc_repair_pending: r.bTpcRepairPending,
+            b_channel_repair_pending: r.bChannelRepairPending != 0,
+            b_tpc_repair_pending: r.bTpcRepairPending != 0,
             ..Default::default()
         }
     }
@@ -3458,8 +2784,8 @@ impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
         r.version = sys::nvmlRepairStatus_v1 as _;
-        r.bChannelRepairPending = self.b_channel_repair_pending;
-        r.bTpcRepairPending = self.b_tpc_repair_pending;
+        r.bChannelRepairPending = self.b_channel_repair_pending as _;
+        r.bTpcRepairPending = self.b_tpc_repair_pending as _;
         r
     }
 }
@@ -3468,9 +2794,9 @@ impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRepairStatus_v1_t", 2)?;
-        st.serialize_field("bChannelRepairPending", &self.b_channel_repair_pending)?;
-        st.serialize_field("bTpcRepairPending", &self.b_tpc_repair_pending)?;
+        let mut st = s.serialize_struct("RepairStatus", 2)?;
+        st.serialize_field("b_channel_repair_pending", &self.b_channel_repair_pending)?;
+        st.serialize_field("b_tpc_repair_pending", &self.b_tpc_repair_pending)?;
         st.end()
     }
 }
@@ -3486,10 +2812,15 @@ impl serde::Serialize for RepairStatus {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct RowRemapperHistogramValues {
+    /// `max` of [`RowRemapperHistogramValues`], which nvml.h does not describe.
     pub max: u32,
+    /// `high` of [`RowRemapperHistogramValues`], which nvml.h does not describe.
     pub high: u32,
+    /// `partial` of [`RowRemapperHistogramValues`], which nvml.h does not describe.
     pub partial: u32,
+    /// `low` of [`RowRemapperHistogramValues`], which nvml.h does not describe.
     pub low: u32,
+    /// `none` of [`RowRemapperHistogramValues`], which nvml.h does not describe.
     pub none: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlRowRemapperHistogramValues_st>
@@ -3524,7 +2855,7 @@ impl serde::Serialize for RowRemapperHistogramValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRowRemapperHistogramValues_st", 5)?;
+        let mut st = s.serialize_struct("RowRemapperHistogramValues", 5)?;
         st.serialize_field("max", &self.max)?;
         st.serialize_field("high", &self.high)?;
         st.serialize_field("partial", &self.partial)?;
@@ -3574,9 +2905,9 @@ impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSample_st", 2)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("sampleValue", &self.sample_value)?;
+        let mut st = s.serialize_struct("Sample", 2)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sample_value", &self.sample_value)?;
         st.end()
     }
 }
@@ -3621,7 +2952,7 @@ impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUUID_v1_t", 2)?;
+        let mut st = s.serialize_struct("UUID", 2)?;
         st.serialize_field("type", &self.value.tag())?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -3635,14 +2966,15 @@ impl serde::Serialize for UUID {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct UnrepairableMemoryStatus {
-    pub b_unrepairable_memory: u32,
+    /// `bUnrepairableMemory` of [`UnrepairableMemoryStatus`], which nvml.h does not describe.
+    pub b_unrepairable_memory: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn from_raw(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         UnrepairableMemoryStatus {
-            b_unrepairable_memory: r.bUnrepairableMemory,
+            b_unrepairable_memory: r.bUnrepairableMemory != 0,
             ..Default::default()
         }
     }
@@ -3652,7 +2984,7 @@ for UnrepairableMemoryStatus {
     fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnrepairableMemoryStatus_v1_t::default();
-        r.bUnrepairableMemory = self.b_unrepairable_memory;
+        r.bUnrepairableMemory = self.b_unrepairable_memory as _;
         r
     }
 }
@@ -3661,8 +2993,8 @@ impl serde::Serialize for UnrepairableMemoryStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUnrepairableMemoryStatus_v1_t", 1)?;
-        st.serialize_field("bUnrepairableMemory", &self.b_unrepairable_memory)?;
+        let mut st = s.serialize_struct("UnrepairableMemoryStatus", 1)?;
+        st.serialize_field("b_unrepairable_memory", &self.b_unrepairable_memory)?;
         st.end()
     }
 }
@@ -3705,7 +3037,7 @@ impl serde::Serialize for Utilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUtilization_st", 2)?;
+        let mut st = s.serialize_struct("Utilization", 2)?;
         st.serialize_field("gpu", &self.gpu)?;
         st.serialize_field("memory", &self.memory)?;
         st.end()
@@ -3749,120 +3081,10 @@ impl serde::Serialize for ViolationTime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlViolationTime_st", 2)?;
-        st.serialize_field("referenceTime", &self.reference_time)?;
-        st.serialize_field("violationTime", &self.violation_time)?;
+        let mut st = s.serialize_struct("ViolationTime", 2)?;
+        st.serialize_field("reference_time", &self.reference_time)?;
+        st.serialize_field("violation_time", &self.violation_time)?;
         st.end()
-    }
-}
-/// Union containing controller-specific data
-///
-/// Read through its tag: `NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X` selects [`PerfMetricControllerData::Dlppc2x`], `NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X` selects [`PerfMetricControllerData::Pfpp1x`]; any other tag is [`PerfMetricControllerData::Unknown`], which keeps the union's bytes.
-#[doc(alias = "nvmlPerfMetricControllerSample_t_data")]
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum PerfMetricControllerData {
-    /// DLPPC 2x controller sample data
-    ///
-    /// The member `dlppc2x`, which the tag `NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X` selects.
-    #[doc(alias = "dlppc2x")]
-    Dlppc2x(PerfMetricsDlppc2xSample),
-    /// PFPP 1x controller sample data
-    ///
-    /// The member `pfpp1x`, which the tag `NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X` selects.
-    #[doc(alias = "pfpp1x")]
-    Pfpp1x(PerfMetricsPfpp1xSample),
-    /// A tag for which nvml.h names no member (or one newer than the header): the tag and
-    /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
-}
-impl PerfMetricControllerData {
-    /// Reads `raw` as the member `tag` selects.
-    pub(crate) fn from_raw_tagged(
-        tag: u32,
-        raw: &sys::nvmlPerfMetricControllerSample_t_data,
-    ) -> Self {
-        if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X as u32 {
-            return PerfMetricControllerData::Dlppc2x(
-                <PerfMetricsDlppc2xSample as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&union_member!(* raw, dlppc2x)),
-            );
-        }
-        if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X as u32 {
-            return PerfMetricControllerData::Pfpp1x(
-                <PerfMetricsPfpp1xSample as crate::raw::FromRaw<
-                    _,
-                >>::from_raw(&union_member!(* raw, pfpp1x)),
-            );
-        }
-        PerfMetricControllerData::Unknown {
-            tag,
-            bytes: union_bytes!(* raw),
-        }
-    }
-    /// The tag that selects the member the value holds.
-    pub fn tag(&self) -> u32 {
-        match self {
-            PerfMetricControllerData::Dlppc2x(_) => {
-                sys::NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X as u32
-            }
-            PerfMetricControllerData::Pfpp1x(_) => {
-                sys::NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X as u32
-            }
-            PerfMetricControllerData::Unknown { tag, .. } => *tag,
-        }
-    }
-    /// The tag and the union with the value in the member the tag selects (strings cut
-    /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-    pub(crate) fn to_raw_tagged(
-        &self,
-    ) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
-        #[allow(unused_mut)]
-        let mut u = sys::nvmlPerfMetricControllerSample_t_data::default();
-        match self {
-            PerfMetricControllerData::Dlppc2x(v) => {
-                u.dlppc2x = crate::raw::ToRaw::to_raw(&(*v));
-            }
-            PerfMetricControllerData::Pfpp1x(v) => {
-                u.pfpp1x = crate::raw::ToRaw::to_raw(&(*v));
-            }
-            PerfMetricControllerData::Unknown { bytes, .. } => {
-                u = union_with_bytes!(sys::nvmlPerfMetricControllerSample_t_data, bytes);
-            }
-        }
-        (self.tag(), u)
-    }
-}
-impl Default for PerfMetricControllerData {
-    /// What a zeroed C record holds: the union read as tag 0 says.
-    fn default() -> Self {
-        PerfMetricControllerData::from_raw_tagged(0, &Default::default())
-    }
-}
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricControllerData {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
-        match self {
-            PerfMetricControllerData::Dlppc2x(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("dlppc2x", v)?;
-                m.end()
-            }
-            PerfMetricControllerData::Pfpp1x(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("pfpp1x", v)?;
-                m.end()
-            }
-            PerfMetricControllerData::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
-                st.serialize_field("tag", tag)?;
-                st.serialize_field("bytes", bytes)?;
-                st.end()
-            }
-        }
     }
 }
 /// Union to represent different UUID values
@@ -3876,15 +3098,26 @@ pub enum UuidValue {
     ///
     /// The member `str`, which the tag `NVML_UUID_TYPE_ASCII` selects.
     #[doc(alias = "str")]
-    Str(String),
+    Str(
+        /// The member's value.
+        String,
+    ),
     /// Binary format value
     ///
     /// The member `bytes`, which the tag `NVML_UUID_TYPE_BINARY` selects.
     #[doc(alias = "bytes")]
-    Bytes(Vec<u8>),
+    Bytes(
+        /// The member's value.
+        Vec<u8>,
+    ),
     /// A tag for which nvml.h names no member (or one newer than the header): the tag and
     /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
+    Unknown {
+        /// The tag the library wrote.
+        tag: u32,
+        /// The union's bytes as the library wrote them.
+        bytes: Vec<u8>,
+    },
 }
 impl UuidValue {
     /// Reads `raw` as the member `tag` selects.
@@ -3941,24 +3174,19 @@ impl Default for UuidValue {
         UuidValue::from_raw_tagged(0, &Default::default())
     }
 }
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+/// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+/// unknown tag as `{"Unknown": {tag, bytes}}`.
 #[cfg(feature = "serde")]
 impl serde::Serialize for UuidValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStructVariant;
         match self {
-            UuidValue::Str(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("str", v)?;
-                m.end()
-            }
+            UuidValue::Str(v) => s.serialize_newtype_variant("UuidValue", 0, "Str", v),
             UuidValue::Bytes(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("bytes", v)?;
-                m.end()
+                s.serialize_newtype_variant("UuidValue", 1, "Bytes", v)
             }
             UuidValue::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
+                let mut st = s.serialize_struct_variant("UuidValue", 2, "Unknown", 2)?;
                 st.serialize_field("tag", tag)?;
                 st.serialize_field("bytes", bytes)?;
                 st.end()

@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlDetachGpuState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DetachGpuState(pub u32);
+pub struct DetachGpuState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DetachGpuState {
     ///
     ///`NVML_DETACH_GPU_KEEP`
@@ -95,7 +99,11 @@ impl core::fmt::Display for DetachGpuState {
 #[doc(alias = "nvmlPcieLinkState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieLinkState(pub u32);
+pub struct PcieLinkState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PcieLinkState {
     ///
     ///`NVML_PCIE_LINK_KEEP`

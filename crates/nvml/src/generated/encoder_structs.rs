@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlEncoderType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EncoderType(pub u32);
+pub struct EncoderType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EncoderType {
     /// H264 encoder
     ///
@@ -164,15 +168,15 @@ impl serde::Serialize for EncoderSessionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEncoderSessionInfo_st", 8)?;
-        st.serialize_field("sessionId", &self.session_id)?;
+        let mut st = s.serialize_struct("EncoderSessionInfo", 8)?;
+        st.serialize_field("session_id", &self.session_id)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
-        st.serialize_field("codecType", &self.codec_type)?;
-        st.serialize_field("hResolution", &self.h_resolution)?;
-        st.serialize_field("vResolution", &self.v_resolution)?;
-        st.serialize_field("averageFps", &self.average_fps)?;
-        st.serialize_field("averageLatency", &self.average_latency)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
+        st.serialize_field("codec_type", &self.codec_type)?;
+        st.serialize_field("h_resolution", &self.h_resolution)?;
+        st.serialize_field("v_resolution", &self.v_resolution)?;
+        st.serialize_field("average_fps", &self.average_fps)?;
+        st.serialize_field("average_latency", &self.average_latency)?;
         st.end()
     }
 }

@@ -66,9 +66,15 @@ pub enum Error {
     /// NVIDIA Kernel detected an interrupt issue with a GPU
     IrqIssue,
     /// NVML Shared Library couldn't be found or loaded
-    LibraryNotFound(Option<std::sync::Arc<nvml_sys::LoadError>>),
+    LibraryNotFound(
+        /// Why the library could not be loaded, where this crate loaded it.
+        Option<std::sync::Arc<nvml_sys::LoadError>>,
+    ),
     /// Local version of NVML doesn't implement this function
-    FunctionNotFound(Option<&'static str>),
+    FunctionNotFound(
+        /// The symbol the loaded library lacks, where this crate looked it up.
+        Option<&'static str>,
+    ),
     /// infoROM is corrupted
     CorruptedInforom,
     /// The GPU has fallen off the bus or has otherwise become inaccessible
@@ -104,17 +110,26 @@ pub enum Error {
     /// Reset not supported for given device/parameters
     ResetTypeNotSupported,
     /// `NVML_ERROR_UNKNOWN` (999), or a code this header does not know (a newer driver).
-    Unknown(u32),
+    Unknown(
+        /// The code.
+        u32,
+    ),
     /// The library answered what the header rules out, such as a list length no GPU
     /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
     /// is `NVML_ERROR_UNKNOWN`.
-    Implausible(&'static str),
+    Implausible(
+        /// What the library answered.
+        &'static str,
+    ),
     /// A field id (this crate's number, `FieldId.0`) that the running driver's nvml.h
     /// does not have: answered for that field without asking the driver, since the
     /// driver's number for it would name another field or none. Its code is
     /// `NVML_ERROR_INVALID_ARGUMENT`, what a driver answers a field id it does not
     /// know (580.159.04 does, for each such field).
-    FieldNotInDriver(u32),
+    FieldNotInDriver(
+        /// The field id.
+        u32,
+    ),
 }
 impl Error {
     /// The `nvmlReturn_t` value.

@@ -74,7 +74,8 @@ bitflags::bitflags! {
     const FATAL_POISON_ERROR = sys::nvmlEventTypeFatalPoisonError as u64; #[doc =
     " GPU unavailable error event."] const GPU_UNAVAILABLE_ERROR =
     sys::nvmlEventTypeGpuUnavailableError as u64; #[doc = " GPU recovery action event."]
-    const GPU_RECOVERY_ACTION = sys::nvmlEventTypeGpuRecoveryAction as u64; const ALL =
+    const GPU_RECOVERY_ACTION = sys::nvmlEventTypeGpuRecoveryAction as u64; #[doc =
+    " `nvmlEventTypeAll` of nvml.h, which the header does not describe."] const ALL =
     sys::nvmlEventTypeAll as u64; const _ = ! 0; }
 }
 #[cfg(feature = "serde")]

@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlEventDataType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EventDataType(pub u32);
+pub struct EventDataType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl EventDataType {
     /// NVML event-bit data. `eventType` contains an NVML event bit.
     ///
@@ -107,7 +111,11 @@ impl core::fmt::Display for EventDataType {
 #[doc(alias = "nvmlGpuOperationalEventContextType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventContextType(pub u32);
+pub struct GpuOperationalEventContextType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationalEventContextType {
     /// No NVML public interpretation is defined for this context payload.
     ///
@@ -156,7 +164,11 @@ impl core::fmt::Display for GpuOperationalEventContextType {
 #[doc(alias = "nvmlGpuOperationalEventLogLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventLogLevel(pub u32);
+pub struct GpuOperationalEventLogLevel(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuOperationalEventLogLevel {
     /// Matches all GPU Operational Event log levels.
     ///
@@ -237,7 +249,11 @@ impl core::fmt::Display for GpuOperationalEventLogLevel {
 #[doc(alias = "nvmlOperationalEventSeverity_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct OperationalEventSeverity(pub u32);
+pub struct OperationalEventSeverity(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl OperationalEventSeverity {
     /// Matches all Operational Event severities.
     ///
@@ -372,11 +388,11 @@ impl serde::Serialize for EventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventData_st", 4)?;
-        st.serialize_field("eventType", &self.event_type)?;
-        st.serialize_field("eventData", &self.event_data)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        let mut st = s.serialize_struct("EventData", 4)?;
+        st.serialize_field("event_type", &self.event_type)?;
+        st.serialize_field("event_data", &self.event_data)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.end()
     }
 }
@@ -415,7 +431,7 @@ impl serde::Serialize for EventSetGetContextCount {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventSetGetContextCount_v1_t", 1)?;
+        let mut st = s.serialize_struct("EventSetGetContextCount", 1)?;
         st.serialize_field("count", &self.count)?;
         st.end()
     }
@@ -472,15 +488,18 @@ impl serde::Serialize for EventSetGetContextInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventSetGetContextInfo_v1_t", 5)?;
+        let mut st = s.serialize_struct("EventSetGetContextInfo", 5)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field(
-            "nvmlGpuOperationalEventContextType",
+            "nvml_gpu_operational_event_context_type",
             &self.nvml_gpu_operational_event_context_type,
         )?;
-        st.serialize_field("sourceEventContextType", &self.source_event_context_type)?;
-        st.serialize_field("dataSize", &self.data_size)?;
-        st.serialize_field("dataFormatVersion", &self.data_format_version)?;
+        st.serialize_field(
+            "source_event_context_type",
+            &self.source_event_context_type,
+        )?;
+        st.serialize_field("data_size", &self.data_size)?;
+        st.serialize_field("data_format_version", &self.data_format_version)?;
         st.end()
     }
 }
@@ -526,12 +545,9 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct(
-                "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t",
-                2,
-            )?;
+            .serialize_struct("EventSetGetGpuOperationalEventContextLegacyXid", 2)?;
         st.serialize_field("index", &self.index)?;
-        st.serialize_field("xidCode", &self.xid_code)?;
+        st.serialize_field("xid_code", &self.xid_code)?;
         st.end()
     }
 }
@@ -572,9 +588,9 @@ impl serde::Serialize for SystemEventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventData_v1_t", 2)?;
-        st.serialize_field("eventType", &self.event_type)?;
-        st.serialize_field("gpuId", &self.gpu_id)?;
+        let mut st = s.serialize_struct("SystemEventData", 2)?;
+        st.serialize_field("event_type", &self.event_type)?;
+        st.serialize_field("gpu_id", &self.gpu_id)?;
         st.end()
     }
 }
@@ -615,7 +631,7 @@ impl serde::Serialize for SystemEventSetCreateRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetCreateRequest_v1_t", 0)?;
+        let mut st = s.serialize_struct("SystemEventSetCreateRequest", 0)?;
         st.end()
     }
 }
@@ -656,7 +672,7 @@ impl serde::Serialize for SystemEventSetFreeRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetFreeRequest_v1_t", 0)?;
+        let mut st = s.serialize_struct("SystemEventSetFreeRequest", 0)?;
         st.end()
     }
 }
@@ -703,8 +719,8 @@ impl serde::Serialize for SystemRegisterEventRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemRegisterEventRequest_v1_t", 1)?;
-        st.serialize_field("eventTypes", &self.event_types)?;
+        let mut st = s.serialize_struct("SystemRegisterEventRequest", 1)?;
+        st.serialize_field("event_types", &self.event_types)?;
         st.end()
     }
 }
@@ -754,7 +770,7 @@ impl<'n> Device<'n> {
     /// Checking if some event occurred can be done with [`EventSet::wait`]
     ///
     /// If function reports [`Error::Unknown`], event set is in undefined state and should be freed.
-    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested eventTypes
+    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested `event_types`
     /// are registered in that case.
     ///
     /// See also: nvmlEventType
@@ -795,7 +811,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// Events are not supported on Windows. So this function returns an empty mask in `eventTypes` on Windows.
+    /// Events are not supported on Windows. So this function returns an empty mask in `event_types` on Windows.
     ///
     /// See also: nvmlEventType
     ///
@@ -862,7 +878,7 @@ impl<'n> EventSet<'n> {
     /// The returned metadata identifies the NVML public interpretation, the source-defined context payload
     /// type, payload size, and payload format version. The raw payload for any context record can be
     /// copied with [`EventSet::context_data`].
-    /// When `nvmlGpuOperationalEventContextType` names a type-specific accessor, callers may use that
+    /// When `nvml_gpu_operational_event_context_type` names a type-specific accessor, callers may use that
     /// accessor instead. Metadata is replaced by the next successful call to [`EventSet::wait_structured`]
     /// on the same event set.
     ///
@@ -930,7 +946,7 @@ impl<'n> EventSet<'n> {
     /// Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned
     /// by [`EventSet::wait_structured`].
     ///
-    /// This helper succeeds only for context records whose `nvmlGpuOperationalEventContextType` is
+    /// This helper succeeds only for context records whose `nvml_gpu_operational_event_context_type` is
     /// [`GpuOperationalEventContextType::LEGACY_XID`]. Other context records remain available
     /// through [`EventSet::context_data`].
     ///
@@ -997,7 +1013,7 @@ impl<'n> EventSet<'n> {
     /// event set. In that mixed-subscription model, NVML event-bit subscriptions continue to deliver event
     /// bits such as [`EventTypes::XID_CRITICAL_ERROR`], while GPU Operational Event subscriptions deliver
     /// [`EventDataType::GPU_OPERATIONAL_EVENT`] records through [`EventSet::wait_structured`] with
-    /// `eventType` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
+    /// `event_type` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
     /// event-bit notification and a structured notification.
     ///
     /// This API supports GPU UUID subscriptions.
@@ -1071,6 +1087,8 @@ impl<'n> EventSet<'n> {
     ///
     /// Returns event data.
     ///
+    /// [`EventSet::next_event`] waits the same way and answers an [`Event`](crate::Event), a variant per event type with its device; [`EventSet::events`] iterates over them.
+    ///
     /// # Arguments
     ///
     /// * `timeoutms`: Maximum amount of wait time in milliseconds for registered event
@@ -1119,17 +1137,17 @@ impl<'n> EventSet<'n> {
     /// [`Device::register_events`] and structured GPU Operational Event subscriptions registered with
     /// [`EventSet::register_gpu_operational_events`].
     ///
-    /// The returned format is distinguished by `dataType` in `params`. If `dataType` is
+    /// The returned format is distinguished by `data_type` in `params`. If `data_type` is
     /// [`EventDataType::NVML_EVENT`], the event came from the [`Device::register_events`] path,
-    /// `eventType` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
-    /// fields preserve their historical semantics. If `dataType` is
+    /// `event_type` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
+    /// fields preserve their historical semantics. If `data_type` is
     /// [`EventDataType::GPU_OPERATIONAL_EVENT`], the event came from the structured format,
-    /// `eventType` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
+    /// `event_type` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
     ///
     /// When an event set contains only NVML event-bit subscriptions, this API normalizes those events into
     /// [`EventSetWait`]. When an event set contains both NVML event-bit and structured subscriptions,
     /// each successful call returns the next available event from either path. Clients should branch on
-    /// `dataType` to determine which format was returned. An event set is not required to have
+    /// `data_type` to determine which format was returned. An event set is not required to have
     /// structured GPU Operational Event subscriptions to be used with this API.
     ///
     /// Context records for the returned event, if any, are made available through

@@ -88,8 +88,8 @@ impl serde::Serialize for ExcludedDeviceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlExcludedDeviceInfo_st", 2)?;
-        st.serialize_field("pciInfo", &self.pci_info)?;
+        let mut st = s.serialize_struct("ExcludedDeviceInfo", 2)?;
+        st.serialize_field("pci_info", &self.pci_info)?;
         st.serialize_field("uuid", &self.uuid)?;
         st.end()
     }
@@ -118,8 +118,8 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// Valid indices are derived from the `deviceCount` returned by
-    /// [`Nvml::excluded_device_count`](). For example, if `deviceCount` is 2 the valid indices
+    /// Valid indices are derived from the `device_count` returned by
+    /// [`Nvml::excluded_device_count`]. For example, if `device_count` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// See also: [`Nvml::excluded_device_count`]
@@ -128,7 +128,7 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target GPU, \>= 0 and \< `deviceCount`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `device_count`
     ///
     /// Calls `nvmlGetExcludedDeviceInfoByIndex`.
     ///

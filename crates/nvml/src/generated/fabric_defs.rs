@@ -88,7 +88,7 @@ impl serde::Serialize for GpuFabricClique {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricClique_v1_t", 2)?;
+        let mut st = s.serialize_struct("GpuFabricClique", 2)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("id", &self.id)?;
         st.end()
@@ -281,15 +281,15 @@ impl serde::Serialize for GpuFabricInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v4_t", 8)?;
-        st.serialize_field("clusterUuid", &self.cluster_uuid)?;
+        let mut st = s.serialize_struct("GpuFabricInfo", 8)?;
+        st.serialize_field("cluster_uuid", &self.cluster_uuid)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("cliques", &self.cliques)?;
-        st.serialize_field("numCliques", &self.num_cliques)?;
+        st.serialize_field("num_cliques", &self.num_cliques)?;
         st.serialize_field("state", &self.state)?;
-        st.serialize_field("healthMask", &self.health_mask)?;
-        st.serialize_field("healthSummary", &self.health_summary)?;
-        st.serialize_field("cliqueId", &self.clique_id)?;
+        st.serialize_field("health_mask", &self.health_mask)?;
+        st.serialize_field("health_summary", &self.health_summary)?;
+        st.serialize_field("clique_id", &self.clique_id)?;
         st.end()
     }
 }

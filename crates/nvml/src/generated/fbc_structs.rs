@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlFBCSessionType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FBCSessionType(pub u32);
+pub struct FBCSessionType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl FBCSessionType {
     /// Unknown
     ///
@@ -188,19 +192,19 @@ impl serde::Serialize for FBCSessionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFBCSessionInfo_st", 12)?;
-        st.serialize_field("sessionId", &self.session_id)?;
+        let mut st = s.serialize_struct("FBCSessionInfo", 12)?;
+        st.serialize_field("session_id", &self.session_id)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
-        st.serialize_field("displayOrdinal", &self.display_ordinal)?;
-        st.serialize_field("sessionType", &self.session_type)?;
-        st.serialize_field("sessionFlags", &self.session_flags)?;
-        st.serialize_field("hMaxResolution", &self.h_max_resolution)?;
-        st.serialize_field("vMaxResolution", &self.v_max_resolution)?;
-        st.serialize_field("hResolution", &self.h_resolution)?;
-        st.serialize_field("vResolution", &self.v_resolution)?;
-        st.serialize_field("averageFPS", &self.average_fps)?;
-        st.serialize_field("averageLatency", &self.average_latency)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
+        st.serialize_field("display_ordinal", &self.display_ordinal)?;
+        st.serialize_field("session_type", &self.session_type)?;
+        st.serialize_field("session_flags", &self.session_flags)?;
+        st.serialize_field("h_max_resolution", &self.h_max_resolution)?;
+        st.serialize_field("v_max_resolution", &self.v_max_resolution)?;
+        st.serialize_field("h_resolution", &self.h_resolution)?;
+        st.serialize_field("v_resolution", &self.v_resolution)?;
+        st.serialize_field("average_fps", &self.average_fps)?;
+        st.serialize_field("average_latency", &self.average_latency)?;
         st.end()
     }
 }
@@ -246,10 +250,10 @@ impl serde::Serialize for FBCStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFBCStats_st", 3)?;
-        st.serialize_field("sessionsCount", &self.sessions_count)?;
-        st.serialize_field("averageFPS", &self.average_fps)?;
-        st.serialize_field("averageLatency", &self.average_latency)?;
+        let mut st = s.serialize_struct("FBCStats", 3)?;
+        st.serialize_field("sessions_count", &self.sessions_count)?;
+        st.serialize_field("average_fps", &self.average_fps)?;
+        st.serialize_field("average_latency", &self.average_latency)?;
         st.end()
     }
 }

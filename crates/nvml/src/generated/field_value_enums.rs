@@ -53,7 +53,11 @@ use super::*;
 /// The values `NVML_FI_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FieldId::name`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FieldId(pub u32);
+pub struct FieldId(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
 impl FieldId {
     /// Current ECC mode. 1=Active. 0=Inactive
     ///
@@ -2645,12 +2649,12 @@ impl serde::Serialize for FieldValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFieldValue_st", 6)?;
-        st.serialize_field("fieldId", &self.field_id)?;
-        st.serialize_field("scopeId", &self.scope_id)?;
+        let mut st = s.serialize_struct("FieldValue", 6)?;
+        st.serialize_field("field_id", &self.field_id)?;
+        st.serialize_field("scope_id", &self.scope_id)?;
         st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("latencyUsec", &self.latency_usec)?;
-        st.serialize_field("nvmlReturn", &self.nvml_return)?;
+        st.serialize_field("latency_usec", &self.latency_usec)?;
+        st.serialize_field("nvml_return", &self.nvml_return)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2690,8 +2694,8 @@ impl serde::Serialize for NvLinkPowerThres {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkPowerThres_st", 1)?;
-        st.serialize_field("lowPwrThreshold", &self.low_pwr_threshold)?;
+        let mut st = s.serialize_struct("NvLinkPowerThres", 1)?;
+        st.serialize_field("low_pwr_threshold", &self.low_pwr_threshold)?;
         st.end()
     }
 }

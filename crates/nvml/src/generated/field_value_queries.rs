@@ -53,11 +53,11 @@ use super::*;
 impl<'n> Device<'n> {
     /// Clear values for a list of fields for a device. This API allows multiple fields to be cleared at once.
     ///
-    /// Returns: Array of `valuesCount` structures to hold field values. Each value's fieldId must be populated prior to this call.
+    /// Each value's `field_id` must be populated prior to this call.
     ///
     /// # Arguments
     ///
-    /// * `values`: Array of `valuesCount` structures to hold field values. Each value's fieldId must be populated prior to this call
+    /// * `values`: Each value's `field_id` must be populated prior to this call
     ///
     /// Calls `nvmlDeviceClearFieldValues`.
     ///

@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlGpmMetricId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpmMetricId(pub u32);
+pub struct GpmMetricId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpmMetricId {
     /// Percentage of time any compute/graphics app was active on the GPU. 0.0 - 100.0
     ///

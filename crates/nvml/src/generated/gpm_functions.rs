@@ -75,20 +75,20 @@ impl Nvml {
     }
 }
 impl<'n> Device<'n> {
-    /// Read a sample of GPM metrics into the provided `gpmSample` buffer for a MIG GPU Instance.
+    /// Read a sample of GPM metrics into the provided `gpm_sample` buffer for a MIG GPU Instance.
     ///
-    /// After two samples are gathered, you can call nvmlGpmMetricGet on those
+    /// After two samples are gathered, you can call [`Nvml::gpm_metrics_get`] on those
     /// samples to retrive metrics
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two [`Device::gpm_mig_sample`]() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_mig_sample`] calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// # Arguments
     ///
     /// * `gpu_instance_id`: MIG GPU Instance ID
-    /// * `gpm_sample`: Buffer to read samples into
+    /// * `gpm_sample`: The sample the library fills
     ///
     /// Calls `nvmlGpmMigSampleGet`.
     ///
@@ -116,20 +116,20 @@ impl<'n> Device<'n> {
     ) -> Result<(), Error> {
         self.gpm_mig_sample(gpu_instance_id, gpm_sample)
     }
-    /// Read a sample of GPM metrics into the provided `gpmSample` buffer. After
-    /// two samples are gathered, you can call nvmlGpmMetricGet on those samples to
+    /// Read a sample of GPM metrics into the provided `gpm_sample` buffer. After
+    /// two samples are gathered, you can call [`Nvml::gpm_metrics_get`] on those samples to
     /// retrive metrics
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two [`Device::gpm_sample`]() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_sample`] calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
     /// # Arguments
     ///
-    /// * `gpm_sample`: Buffer to read samples into
+    /// * `gpm_sample`: The sample the library fills
     ///
     /// Calls `nvmlGpmSampleGet`.
     ///
@@ -154,7 +154,7 @@ impl<'n> Device<'n> {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// Returns GPM stream state `false` or `true`.
+    /// Returns GPM stream state.
     ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
     ///
@@ -216,7 +216,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `state`: GPM stream state, `false` or `true`
+    /// * `state`: GPM stream state
     ///
     /// Calls `nvmlGpmSetStreamingEnabled`.
     ///
@@ -241,7 +241,7 @@ impl<'n> Device<'n> {
     }
 }
 impl<'n> GpmSample<'n> {
-    /// Free an allocated sample buffer that was allocated with [`Nvml::gpm_sample_alloc`]()
+    /// Free an allocated sample buffer that was allocated with [`Nvml::gpm_sample_alloc`]
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///

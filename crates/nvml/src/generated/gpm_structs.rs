@@ -84,8 +84,8 @@ impl serde::Serialize for GpmSupport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpmSupport_t", 1)?;
-        st.serialize_field("isSupportedDevice", &self.is_supported_device)?;
+        let mut st = s.serialize_struct("GpmSupport", 1)?;
+        st.serialize_field("is_supported_device", &self.is_supported_device)?;
         st.end()
     }
 }

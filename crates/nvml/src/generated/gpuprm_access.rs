@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlPRMCounterId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PRMCounterId(pub u32);
+pub struct PRMCounterId(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PRMCounterId {
     /// Sentinel
     ///
@@ -368,8 +372,8 @@ impl serde::Serialize for PRMCounterInput {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPRMCounterInput_v1_t", 1)?;
-        st.serialize_field("localPort", &self.local_port)?;
+        let mut st = s.serialize_struct("PRMCounterInput", 1)?;
+        st.serialize_field("local_port", &self.local_port)?;
         st.end()
     }
 }
@@ -416,9 +420,9 @@ impl serde::Serialize for PRMCounterValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPRMCounterValue_v1_t", 2)?;
+        let mut st = s.serialize_struct("PRMCounterValue", 2)?;
         st.serialize_field("status", &self.status)?;
-        st.serialize_field("outputValue", &self.output_value)?;
+        st.serialize_field("output_value", &self.output_value)?;
         st.end()
     }
 }
@@ -465,10 +469,10 @@ impl serde::Serialize for PRMCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPRMCounter_v1_t", 3)?;
-        st.serialize_field("counterId", &self.counter_id)?;
-        st.serialize_field("inData", &self.in_data)?;
-        st.serialize_field("counterValue", &self.counter_value)?;
+        let mut st = s.serialize_struct("PRMCounter", 3)?;
+        st.serialize_field("counter_id", &self.counter_id)?;
+        st.serialize_field("in_data", &self.in_data)?;
+        st.serialize_field("counter_value", &self.counter_value)?;
         st.end()
     }
 }
@@ -484,6 +488,8 @@ pub struct PRMTLV {
     pub data_size: u32,
     /// Status of the PRM command
     pub status: u32,
+    /// `anon0` of [`PRMTLV`], which nvml.h does not describe.
+    ///
     /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
     pub data: Vec<u8>,
 }
@@ -513,8 +519,8 @@ impl serde::Serialize for PRMTLV {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPRMTLV_v1_t", 3)?;
-        st.serialize_field("dataSize", &self.data_size)?;
+        let mut st = s.serialize_struct("PRMTLV", 3)?;
+        st.serialize_field("data_size", &self.data_size)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("data", &self.data)?;
         st.end()

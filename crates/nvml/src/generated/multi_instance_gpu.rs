@@ -50,6 +50,343 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
+/// The values `NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`ComputeInstanceEngineProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct ComputeInstanceEngineProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl ComputeInstanceEngineProfile {
+    /// All the engines except multiprocessors would be shared.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED`
+    pub const SHARED: ComputeInstanceEngineProfile = ComputeInstanceEngineProfile(
+        sys::NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("SHARED"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        ComputeInstanceEngineProfile(v)
+    }
+}
+open_newtype!(ComputeInstanceEngineProfile(u32), unsigned);
+impl core::fmt::Display for ComputeInstanceEngineProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Shared",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
+/// The values `NVML_COMPUTE_INSTANCE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`ComputeInstanceProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct ComputeInstanceProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl ComputeInstanceProfile {
+    /// 1_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE`
+    pub const PROFILE_1_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32,
+    );
+    /// 2_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE`
+    pub const PROFILE_2_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE as u32,
+    );
+    /// 3_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE`
+    pub const PROFILE_3_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE as u32,
+    );
+    /// 4_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE`
+    pub const PROFILE_4_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE as u32,
+    );
+    /// 7_SLICE compute instance profile  (perf optimized for host work scheduling).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE`
+    pub const PROFILE_7_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32,
+    );
+    /// 8_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE`
+    pub const PROFILE_8_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE as u32,
+    );
+    /// 6_SLICE compute instance profile.
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE`
+    pub const PROFILE_6_SLICE: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE as u32,
+    );
+    /// 1_SLICE compute instance profile (rev1).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1`
+    pub const PROFILE_1_SLICE_REV1: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 as u32,
+    );
+    /// 7_SLICE compute instance profile (perf optimized for multi-GPU use).
+    ///
+    ///`NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL`
+    pub const PROFILE_7_SLICE_NVL: ComputeInstanceProfile = ComputeInstanceProfile(
+        sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("PROFILE_1_SLICE"),
+            1 => Some("PROFILE_2_SLICE"),
+            2 => Some("PROFILE_3_SLICE"),
+            3 => Some("PROFILE_4_SLICE"),
+            4 => Some("PROFILE_7_SLICE"),
+            5 => Some("PROFILE_8_SLICE"),
+            6 => Some("PROFILE_6_SLICE"),
+            7 => Some("PROFILE_1_SLICE_REV1"),
+            8 => Some("PROFILE_7_SLICE_NVL"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        ComputeInstanceProfile(v)
+    }
+}
+open_newtype!(ComputeInstanceProfile(u32), unsigned);
+impl core::fmt::Display for ComputeInstanceProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Profile 1 Slice",
+                1 => "Profile 2 Slice",
+                2 => "Profile 3 Slice",
+                3 => "Profile 4 Slice",
+                4 => "Profile 7 Slice",
+                5 => "Profile 8 Slice",
+                6 => "Profile 6 Slice",
+                7 => "Profile 1 Slice REV1",
+                8 => "Profile 7 Slice NVL",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
+/// The values `NVML_GPU_INSTANCE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`GpuInstanceProfile::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct GpuInstanceProfile(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl GpuInstanceProfile {
+    /// 1_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE`
+    pub const PROFILE_1_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE as u32,
+    );
+    /// 2_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE`
+    pub const PROFILE_2_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE as u32,
+    );
+    /// 3_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_3_SLICE`
+    pub const PROFILE_3_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32,
+    );
+    /// 4_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_4_SLICE`
+    pub const PROFILE_4_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_4_SLICE as u32,
+    );
+    /// 7_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_7_SLICE`
+    pub const PROFILE_7_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_7_SLICE as u32,
+    );
+    /// 8_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_8_SLICE`
+    pub const PROFILE_8_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_8_SLICE as u32,
+    );
+    /// 6_SLICE GPU instance profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_6_SLICE`
+    pub const PROFILE_6_SLICE: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_6_SLICE as u32,
+    );
+    /// 1_SLICE GPU instance profile (rev1).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1`
+    pub const PROFILE_1_SLICE_REV1: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 as u32,
+    );
+    /// 2_SLICE GPU instance profile (rev1).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1`
+    pub const PROFILE_2_SLICE_REV1: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 as u32,
+    );
+    /// 1_SLICE GPU instance profile (rev2).
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2`
+    pub const PROFILE_1_SLICE_REV2: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 as u32,
+    );
+    /// 1_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX`
+    pub const PROFILE_1_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX as u32,
+    );
+    /// 2_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX`
+    pub const PROFILE_2_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX as u32,
+    );
+    /// 4_SLICE gfx capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX`
+    pub const PROFILE_4_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX as u32,
+    );
+    /// 1_SLICE profile with none of Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME`
+    pub const PROFILE_1_SLICE_NO_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME as u32,
+    );
+    /// 2_SLICE profile with none of Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME`
+    pub const PROFILE_2_SLICE_NO_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME as u32,
+    );
+    /// 1_SLICE profile with all of GPU Decode, Encoder, JPEG, OFA engines.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME`
+    pub const PROFILE_1_SLICE_ALL_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME as u32,
+    );
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME`
+    pub const PROFILE_2_SLICE_ALL_ME: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME as u32,
+    );
+    /// 3_SLICE gfx + media capable profile.
+    ///
+    ///`NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX`
+    pub const PROFILE_3_SLICE_GFX: GpuInstanceProfile = GpuInstanceProfile(
+        sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("PROFILE_1_SLICE"),
+            1 => Some("PROFILE_2_SLICE"),
+            2 => Some("PROFILE_3_SLICE"),
+            3 => Some("PROFILE_4_SLICE"),
+            4 => Some("PROFILE_7_SLICE"),
+            5 => Some("PROFILE_8_SLICE"),
+            6 => Some("PROFILE_6_SLICE"),
+            7 => Some("PROFILE_1_SLICE_REV1"),
+            8 => Some("PROFILE_2_SLICE_REV1"),
+            9 => Some("PROFILE_1_SLICE_REV2"),
+            10 => Some("PROFILE_1_SLICE_GFX"),
+            11 => Some("PROFILE_2_SLICE_GFX"),
+            12 => Some("PROFILE_4_SLICE_GFX"),
+            13 => Some("PROFILE_1_SLICE_NO_ME"),
+            14 => Some("PROFILE_2_SLICE_NO_ME"),
+            15 => Some("PROFILE_1_SLICE_ALL_ME"),
+            16 => Some("PROFILE_2_SLICE_ALL_ME"),
+            17 => Some("PROFILE_3_SLICE_GFX"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        GpuInstanceProfile(v)
+    }
+}
+open_newtype!(GpuInstanceProfile(u32), unsigned);
+impl core::fmt::Display for GpuInstanceProfile {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Profile 1 Slice",
+                1 => "Profile 2 Slice",
+                2 => "Profile 3 Slice",
+                3 => "Profile 4 Slice",
+                4 => "Profile 7 Slice",
+                5 => "Profile 8 Slice",
+                6 => "Profile 6 Slice",
+                7 => "Profile 1 Slice REV1",
+                8 => "Profile 2 Slice REV1",
+                9 => "Profile 1 Slice REV2",
+                10 => "Profile 1 Slice GFX",
+                11 => "Profile 2 Slice GFX",
+                12 => "Profile 4 Slice GFX",
+                13 => "Profile 1 Slice NO ME",
+                14 => "Profile 2 Slice NO ME",
+                15 => "Profile 1 Slice All ME",
+                16 => "Profile 2 Slice All ME",
+                17 => "Profile 3 Slice GFX",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 /// The safe form of `nvmlComputeInstanceInfo_st`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -101,9 +438,9 @@ impl serde::Serialize for ComputeInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceInfo_st", 3)?;
+        let mut st = s.serialize_struct("ComputeInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("placement", &self.placement)?;
         st.end()
     }
@@ -147,7 +484,7 @@ impl serde::Serialize for ComputeInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstancePlacement_st", 2)?;
+        let mut st = s.serialize_struct("ComputeInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -310,16 +647,16 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v3_st", 11)?;
+        let mut st = s.serialize_struct("ComputeInstanceProfileInfo", 11)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
+        st.serialize_field("slice_count", &self.slice_count)?;
+        st.serialize_field("instance_count", &self.instance_count)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("shared_copy_engine_count", &self.shared_copy_engine_count)?;
+        st.serialize_field("shared_decoder_count", &self.shared_decoder_count)?;
+        st.serialize_field("shared_encoder_count", &self.shared_encoder_count)?;
+        st.serialize_field("shared_jpeg_count", &self.shared_jpeg_count)?;
+        st.serialize_field("shared_ofa_count", &self.shared_ofa_count)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("capabilities", &self.capabilities)?;
         st.end()
@@ -372,9 +709,9 @@ impl serde::Serialize for GpuInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceInfo_st", 3)?;
+        let mut st = s.serialize_struct("GpuInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("placement", &self.placement)?;
         st.end()
     }
@@ -416,7 +753,7 @@ impl serde::Serialize for GpuInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstancePlacement_st", 2)?;
+        let mut st = s.serialize_struct("GpuInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -593,20 +930,20 @@ impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 13)?;
+        let mut st = s.serialize_struct("GpuInstanceProfileInfo", 13)?;
         st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("copyEngineCount", &self.copy_engine_count)?;
-        st.serialize_field("decoderCount", &self.decoder_count)?;
-        st.serialize_field("encoderCount", &self.encoder_count)?;
-        st.serialize_field("jpegCount", &self.jpeg_count)?;
-        st.serialize_field("ofaCount", &self.ofa_count)?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
+        st.serialize_field("slice_count", &self.slice_count)?;
+        st.serialize_field("instance_count", &self.instance_count)?;
+        st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
+        st.serialize_field("copy_engine_count", &self.copy_engine_count)?;
+        st.serialize_field("decoder_count", &self.decoder_count)?;
+        st.serialize_field("encoder_count", &self.encoder_count)?;
+        st.serialize_field("jpeg_count", &self.jpeg_count)?;
+        st.serialize_field("ofa_count", &self.ofa_count)?;
+        st.serialize_field("memory_size_mb", &self.memory_size_mb)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("capabilities", &self.capabilities)?;
-        st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
+        st.serialize_field("is_p2p_supported", &self.is_p2p_supported)?;
         st.end()
     }
 }
@@ -614,9 +951,9 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct MigMode {
-    /// The current mode, `false` or `true`
+    /// The current mode
     pub current_mode: bool,
-    /// The pending mode, `false` or `true`
+    /// The pending mode
     pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -624,8 +961,8 @@ impl serde::Serialize for MigMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("MigMode", 2)?;
-        st.serialize_field("currentMode", &self.current_mode)?;
-        st.serialize_field("pendingMode", &self.pending_mode)?;
+        st.serialize_field("current_mode", &self.current_mode)?;
+        st.serialize_field("pending_mode", &self.pending_mode)?;
         st.end()
     }
 }
@@ -993,7 +1330,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn gpu_instance_profile_info(
         &self,
-        profile: u32,
+        profile: GpuInstanceProfile,
     ) -> Result<GpuInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1008,7 +1345,7 @@ impl<'n> Device<'n> {
                     };
                     ffi::check(
                         call!(
-                            sym(self.raw, profile, (& mut c_info as * mut
+                            sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                             sys::nvmlGpuInstanceProfileInfo_v3_st).cast())
                         ),
                     )?;
@@ -1027,7 +1364,7 @@ impl<'n> Device<'n> {
                             };
                             ffi::check(
                                 call!(
-                                    sym(self.raw, profile, (& mut c_info as * mut
+                                    sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                                     sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
                                 ),
                             )?;
@@ -1052,7 +1389,7 @@ impl<'n> Device<'n> {
                 };
                 ffi::check(
                     call!(
-                        sym(self.raw, profile, (& mut c_info as * mut
+                        sym(self.raw, profile.bits() as _, (& mut c_info as * mut
                         sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
                     ),
                 )?;
@@ -1065,7 +1402,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfo() {
             match (|| -> Result<GpuInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
+                ffi::check(call!(sym(self.raw, profile.bits() as _, & mut c_info)))?;
                 Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1391,19 +1728,19 @@ impl<'n> Device<'n> {
     /// device, such as minor number, might change. The caller of this API is expected to query such attributes again.
     ///
     /// On certain platforms like pass-through virtualization, where reset functionality may not be exposed directly, VM
-    /// reboot is required. `activationStatus` would return [`Error::ResetRequired`] for such cases.
+    /// reboot is required. `activation_status` would return [`Error::ResetRequired`] for such cases.
     ///
-    /// `activationStatus` would return the appropriate error code upon unsuccessful activation. For example, if device
+    /// `activation_status` would return the appropriate error code upon unsuccessful activation. For example, if device
     /// unbind fails because the device isn't idle, [`Error::InUse`] would be returned. The caller of this API
     /// is expected to idle the device and retry setting the `mode`.
     ///
-    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
+    /// **Note:** On Windows, only disabling MIG mode is supported. `activation_status` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
     ///
-    /// Returns the activationStatus status.
+    /// Returns the `activation_status` status.
     ///
     /// # Arguments
     ///
-    /// * `mode`: The mode to be set, `false` or `true`
+    /// * `mode`: The mode to be set
     ///
     /// Calls `nvmlDeviceSetMigMode`.
     ///
@@ -1442,6 +1779,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
@@ -1451,6 +1789,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
@@ -1579,8 +1918,8 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn compute_instance_profile_info(
         &self,
-        profile: u32,
-        eng_profile: u32,
+        profile: ComputeInstanceProfile,
+        eng_profile: ComputeInstanceEngineProfile,
     ) -> Result<ComputeInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1595,7 +1934,8 @@ impl<'n> GpuInstance<'n> {
                     };
                     ffi::check(
                         call!(
-                            sym(self.raw, profile, eng_profile, (& mut c_info as * mut
+                            sym(self.raw, profile.bits() as _, eng_profile.bits() as _,
+                            (& mut c_info as * mut
                             sys::nvmlComputeInstanceProfileInfo_v3_st).cast())
                         ),
                     )?;
@@ -1614,8 +1954,9 @@ impl<'n> GpuInstance<'n> {
                 };
                 ffi::check(
                     call!(
-                        sym(self.raw, profile, eng_profile, (& mut c_info as * mut
-                        sys::nvmlComputeInstanceProfileInfo_v2_st).cast())
+                        sym(self.raw, profile.bits() as _, eng_profile.bits() as _, (&
+                        mut c_info as * mut sys::nvmlComputeInstanceProfileInfo_v2_st)
+                        .cast())
                     ),
                 )?;
                 Ok(
@@ -1631,7 +1972,12 @@ impl<'n> GpuInstance<'n> {
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfo() {
             match (|| -> Result<ComputeInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
+                ffi::check(
+                    call!(
+                        sym(self.raw, profile.bits() as _, eng_profile.bits() as _, & mut
+                        c_info)
+                    ),
+                )?;
                 Ok(
                     <ComputeInstanceProfileInfo as crate::raw::FromRaw<
                         _,
@@ -1873,6 +2219,7 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {

@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlNvlinkTelemetrySampleType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkTelemetrySampleType(pub u32);
+pub struct NvlinkTelemetrySampleType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvlinkTelemetrySampleType {
     /// Raw TX flit counter for a single link
     ///
@@ -116,7 +120,11 @@ impl core::fmt::Display for NvlinkTelemetrySampleType {
 #[doc(alias = "nvmlNvlinkVersion_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkVersion(pub u32);
+pub struct NvlinkVersion(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl NvlinkVersion {
     /// NVLink version is invalid
     ///
@@ -277,10 +285,10 @@ impl serde::Serialize for NvLinkInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v3_t", 3)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.serialize_field("firmwareInfo", &self.firmware_info)?;
-        st.serialize_field("isNvleReady", &self.is_nvle_ready)?;
+        let mut st = s.serialize_struct("NvLinkInfo", 3)?;
+        st.serialize_field("is_nvle_enabled", &self.is_nvle_enabled)?;
+        st.serialize_field("firmware_info", &self.firmware_info)?;
+        st.serialize_field("is_nvle_ready", &self.is_nvle_ready)?;
         st.end()
     }
 }
@@ -330,9 +338,9 @@ impl serde::Serialize for NvlinkFirmwareInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkFirmwareInfo_t", 2)?;
-        st.serialize_field("firmwareVersion", &self.firmware_version)?;
-        st.serialize_field("numValidEntries", &self.num_valid_entries)?;
+        let mut st = s.serialize_struct("NvlinkFirmwareInfo", 2)?;
+        st.serialize_field("firmware_version", &self.firmware_version)?;
+        st.serialize_field("num_valid_entries", &self.num_valid_entries)?;
         st.end()
     }
 }
@@ -344,9 +352,13 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkFirmwareVersion {
+    /// `ucodeType` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub ucode_type: u8,
+    /// `major` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub major: u32,
+    /// `minor` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub minor: u32,
+    /// `subMinor` of [`NvlinkFirmwareVersion`], which nvml.h does not describe.
     pub sub_minor: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
@@ -377,11 +389,11 @@ impl serde::Serialize for NvlinkFirmwareVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkFirmwareVersion_t", 4)?;
-        st.serialize_field("ucodeType", &self.ucode_type)?;
+        let mut st = s.serialize_struct("NvlinkFirmwareVersion", 4)?;
+        st.serialize_field("ucode_type", &self.ucode_type)?;
         st.serialize_field("major", &self.major)?;
         st.serialize_field("minor", &self.minor)?;
-        st.serialize_field("subMinor", &self.sub_minor)?;
+        st.serialize_field("sub_minor", &self.sub_minor)?;
         st.end()
     }
 }
@@ -393,7 +405,9 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkGetBwMode {
+    /// `bIsBest` of [`NvlinkGetBwMode`], which nvml.h does not describe.
     pub b_is_best: bool,
+    /// `bwMode` of [`NvlinkGetBwMode`], which nvml.h does not describe.
     pub bw_mode: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
@@ -421,9 +435,9 @@ impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkGetBwMode_v1_t", 2)?;
-        st.serialize_field("bIsBest", &self.b_is_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
+        let mut st = s.serialize_struct("NvlinkGetBwMode", 2)?;
+        st.serialize_field("b_is_best", &self.b_is_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
         st.end()
     }
 }
@@ -488,11 +502,11 @@ impl serde::Serialize for NvlinkGetRemapTableInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkGetRemapTableInfo_v1_t", 4)?;
+        let mut st = s.serialize_struct("NvlinkGetRemapTableInfo", 4)?;
         st.serialize_field("alid", &self.alid)?;
-        st.serialize_field("flaRemapTabAddr", &self.fla_remap_tab_addr)?;
-        st.serialize_field("gpaRemapTabAddr", &self.gpa_remap_tab_addr)?;
-        st.serialize_field("remapTabSize", &self.remap_tab_size)?;
+        st.serialize_field("fla_remap_tab_addr", &self.fla_remap_tab_addr)?;
+        st.serialize_field("gpa_remap_tab_addr", &self.gpa_remap_tab_addr)?;
+        st.serialize_field("remap_tab_size", &self.remap_tab_size)?;
         st.end()
     }
 }
@@ -533,10 +547,10 @@ impl serde::Serialize for NvlinkLockRemapTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkLockRemapTable_v1_t", 2)?;
-        st.serialize_field("bRemapTableLocked", &self.b_remap_table_locked)?;
+        let mut st = s.serialize_struct("NvlinkLockRemapTable", 2)?;
+        st.serialize_field("b_remap_table_locked", &self.b_remap_table_locked)?;
         st.serialize_field(
-            "bRemapTableLockDisabled",
+            "b_remap_table_lock_disabled",
             &self.b_remap_table_lock_disabled,
         )?;
         st.end()
@@ -581,7 +595,7 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkNvlePrivateInfo_v1_t", 2)?;
+        let mut st = s.serialize_struct("NvlinkNvlePrivateInfo", 2)?;
         st.serialize_field("data", &self.data)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -632,10 +646,10 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetBwModeAsync_v1_t", 3)?;
-        st.serialize_field("bSetBest", &self.b_set_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
-        st.serialize_field("asyncPollTimeoutMs", &self.async_poll_timeout_ms)?;
+        let mut st = s.serialize_struct("NvlinkSetBwModeAsync", 3)?;
+        st.serialize_field("b_set_best", &self.b_set_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
+        st.serialize_field("async_poll_timeout_ms", &self.async_poll_timeout_ms)?;
         st.end()
     }
 }
@@ -647,7 +661,9 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkSetBwMode {
+    /// `bSetBest` of [`NvlinkSetBwMode`], which nvml.h does not describe.
     pub b_set_best: bool,
+    /// `bwMode` of [`NvlinkSetBwMode`], which nvml.h does not describe.
     pub bw_mode: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
@@ -675,9 +691,9 @@ impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetBwMode_v1_t", 2)?;
-        st.serialize_field("bSetBest", &self.b_set_best)?;
-        st.serialize_field("bwMode", &self.bw_mode)?;
+        let mut st = s.serialize_struct("NvlinkSetBwMode", 2)?;
+        st.serialize_field("b_set_best", &self.b_set_best)?;
+        st.serialize_field("bw_mode", &self.bw_mode)?;
         st.end()
     }
 }
@@ -714,8 +730,8 @@ impl serde::Serialize for NvlinkSetNvleReady {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetNvleReady_v1_t", 1)?;
-        st.serialize_field("bNvleReady", &self.b_nvle_ready)?;
+        let mut st = s.serialize_struct("NvlinkSetNvleReady", 1)?;
+        st.serialize_field("b_nvle_ready", &self.b_nvle_ready)?;
         st.end()
     }
 }
@@ -780,16 +796,16 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetupNvleEncryptionKey_v1_t", 5)?;
-        st.serialize_field("nvleKey", &self.nvle_key)?;
-        st.serialize_field("localGpuAlid", &self.local_gpu_alid)?;
-        st.serialize_field("remoteGpuAlid", &self.remote_gpu_alid)?;
+        let mut st = s.serialize_struct("NvlinkSetupNvleEncryptionKey", 5)?;
+        st.serialize_field("nvle_key", &self.nvle_key)?;
+        st.serialize_field("local_gpu_alid", &self.local_gpu_alid)?;
+        st.serialize_field("remote_gpu_alid", &self.remote_gpu_alid)?;
         st.serialize_field(
-            "localGpuNvlePrivateInfo",
+            "local_gpu_nvle_private_info",
             &self.local_gpu_nvle_private_info,
         )?;
         st.serialize_field(
-            "remoteGpuNvlePrivateInfo",
+            "remote_gpu_nvle_private_info",
             &self.remote_gpu_nvle_private_info,
         )?;
         st.end()
@@ -803,7 +819,9 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkSupportedBwModes {
+    /// `bwModes` of [`NvlinkSupportedBwModes`], which nvml.h does not describe.
     pub bw_modes: Vec<u8>,
+    /// `totalBwModes` of [`NvlinkSupportedBwModes`], which nvml.h does not describe.
     pub total_bw_modes: u8,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>
@@ -834,12 +852,15 @@ impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSupportedBwModes_v1_t", 2)?;
-        st.serialize_field("bwModes", &self.bw_modes)?;
-        st.serialize_field("totalBwModes", &self.total_bw_modes)?;
+        let mut st = s.serialize_struct("NvlinkSupportedBwModes", 2)?;
+        st.serialize_field("bw_modes", &self.bw_modes)?;
+        st.serialize_field("total_bw_modes", &self.total_bw_modes)?;
         st.end()
     }
 }
+/// The former name of [`NvlinkUtilizationCounter`].
+#[deprecated(note = "renamed `NvlinkUtilizationCounter`")]
+pub type NvLinkUtilizationCounter = NvlinkUtilizationCounter;
 /// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
@@ -939,6 +960,17 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter, freeze as _)))?;
         Ok(())
     }
+    /// The former name of [`Self::freeze_nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `freeze_nvlink_utilization_counter`")]
+    #[inline]
+    pub fn freeze_nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+        freeze: bool,
+    ) -> Result<(), Error> {
+        self.freeze_nvlink_utilization_counter(link, counter, freeze)
+    }
     /// Lock the NVLink remap table to prevent MSE from making further updates.
     ///
     /// This API requests to lock the remap table to prevent MSE (Multi-Socket Engine)
@@ -1036,6 +1068,16 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, capability.0, & mut c_cap_result)))?;
         Ok(c_cap_result != 0)
     }
+    /// The former name of [`Self::nvlink_capability`], which it calls.
+    #[deprecated(note = "renamed `nvlink_capability`")]
+    #[inline]
+    pub fn nv_link_capability(
+        &self,
+        link: u32,
+        capability: NvLinkCapability,
+    ) -> Result<bool, Error> {
+        self.nvlink_capability(link, capability)
+    }
     /// Retrieves the specified error counter value
     /// Please refer to [`NvLinkErrorCounter`] for error counters that are available
     ///
@@ -1068,6 +1110,16 @@ impl<'n> Device<'n> {
         let mut c_counter_value: u64 = Default::default();
         ffi::check(call!(sym(self.raw, link, counter.0, & mut c_counter_value)))?;
         Ok(c_counter_value)
+    }
+    /// The former name of [`Self::nvlink_error_counter`], which it calls.
+    #[deprecated(note = "renamed `nvlink_error_counter`")]
+    #[inline]
+    pub fn nv_link_error_counter(
+        &self,
+        link: u32,
+        counter: NvLinkErrorCounter,
+    ) -> Result<u64, Error> {
+        self.nvlink_error_counter(link, counter)
     }
     /// Query NVLINK information associated with this device (v3).
     ///
@@ -1129,6 +1181,12 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
+    }
+    /// The former name of [`Self::nvlink_info`], which it calls.
+    #[deprecated(note = "renamed `nvlink_info`")]
+    #[inline]
+    pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
+        self.nvlink_info()
     }
     /// Get NVLink NVLE private (opaque) information.
     ///
@@ -1210,8 +1268,17 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, & mut c_p_nv_link_device_type)))?;
         Ok(IntNvLinkDeviceType(c_p_nv_link_device_type))
     }
+    /// The former name of [`Self::nvlink_remote_device_type`], which it calls.
+    #[deprecated(note = "renamed `nvlink_remote_device_type`")]
+    #[inline]
+    pub fn nv_link_remote_device_type(
+        &self,
+        link: u32,
+    ) -> Result<IntNvLinkDeviceType, Error> {
+        self.nvlink_remote_device_type(link)
+    }
     /// Retrieves the PCI information for the remote node on a NvLink link
-    /// Note: pciSubSystemId is not filled in this function and is indeterminate
+    /// Note: `pci_sub_system_id` is not filled in this function and is indeterminate
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -1260,6 +1327,12 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
+    /// The former name of [`Self::nvlink_remote_pci_info`], which it calls.
+    #[deprecated(note = "renamed `nvlink_remote_pci_info`")]
+    #[inline]
+    pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
+        self.nvlink_remote_pci_info(link)
+    }
     /// Retrieves the state of the device's NvLink for the link specified
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1286,6 +1359,12 @@ impl<'n> Device<'n> {
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
         Ok(c_is_active != 0)
+    }
+    /// The former name of [`Self::nvlink_state`], which it calls.
+    #[deprecated(note = "renamed `nvlink_state`")]
+    #[inline]
+    pub fn nv_link_state(&self, link: u32) -> Result<bool, Error> {
+        self.nvlink_state(link)
     }
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
@@ -1351,6 +1430,16 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
         Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
     }
+    /// The former name of [`Self::nvlink_utilization_control`], which it calls.
+    #[deprecated(note = "renamed `nvlink_utilization_control`")]
+    #[inline]
+    pub fn nv_link_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvLinkUtilizationControl, Error> {
+        self.nvlink_utilization_control(link, counter)
+    }
     /// **Deprecated:** Use [`Device::field_values`] with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
     /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
@@ -1394,6 +1483,16 @@ impl<'n> Device<'n> {
             txcounter: c_txcounter,
         })
     }
+    /// The former name of [`Self::nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `nvlink_utilization_counter`")]
+    #[inline]
+    pub fn nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvlinkUtilizationCounter, Error> {
+        self.nvlink_utilization_counter(link, counter)
+    }
     /// Retrieves the version of the device's NvLink for the link specified
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1415,11 +1514,17 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
     #[inline]
-    pub fn nvlink_version(&self, link: u32) -> Result<u32, Error> {
+    pub fn nvlink_version(&self, link: u32) -> Result<NvlinkVersion, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
-        let mut c_version: u32 = Default::default();
+        let mut c_version: sys::nvmlNvlinkVersion_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
-        Ok(c_version)
+        Ok(NvlinkVersion(c_version))
+    }
+    /// The former name of [`Self::nvlink_version`], which it calls.
+    #[deprecated(note = "renamed `nvlink_version`")]
+    #[inline]
+    pub fn nv_link_version(&self, link: u32) -> Result<NvlinkVersion, Error> {
+        self.nvlink_version(link)
     }
     /// Resets all error counters to zero
     /// Please refer to [`NvLinkErrorCounter`] for the list of error counters that are reset
@@ -1445,6 +1550,12 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
         Ok(())
+    }
+    /// The former name of [`Self::reset_nvlink_error_counters`], which it calls.
+    #[deprecated(note = "renamed `reset_nvlink_error_counters`")]
+    #[inline]
+    pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
+        self.reset_nvlink_error_counters(link)
     }
     /// **Deprecated:** Resetting NVLINK utilization counters is no longer supported.
     ///
@@ -1478,6 +1589,16 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkUtilizationCounter()?;
         ffi::check(call!(sym(self.raw, link, counter)))?;
         Ok(())
+    }
+    /// The former name of [`Self::reset_nvlink_utilization_counter`], which it calls.
+    #[deprecated(note = "renamed `reset_nvlink_utilization_counter`")]
+    #[inline]
+    pub fn reset_nv_link_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<(), Error> {
+        self.reset_nvlink_utilization_counter(link, counter)
     }
     /// Set the NvLink Reduced Bandwidth Mode for the device
     ///
@@ -1513,7 +1634,7 @@ impl<'n> Device<'n> {
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode asynchronously for the device. Polling should be
-    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`]().
+    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`].
     ///
     /// For Rubin ™ or newer fully supported devices.
     ///
@@ -1524,7 +1645,7 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `b_set_best`: \[in\] - Set to the best available Bandwidth mode
-    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
+    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]
     ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
     ///
@@ -1590,6 +1711,15 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_nvlink_device_low_power_threshold`], which it calls.
+    #[deprecated(note = "renamed `set_nvlink_device_low_power_threshold`")]
+    #[inline]
+    pub fn set_nv_link_device_low_power_threshold(
+        &self,
+        info: &NvLinkPowerThres,
+    ) -> Result<(), Error> {
+        self.set_nvlink_device_low_power_threshold(info)
     }
     /// Set the NVLink NVLE ready state.
     ///
@@ -1667,6 +1797,18 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
+    }
+    /// The former name of [`Self::set_nvlink_utilization_control`], which it calls.
+    #[deprecated(note = "renamed `set_nvlink_utilization_control`")]
+    #[inline]
+    pub fn set_nv_link_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+        control: &NvLinkUtilizationControl,
+        reset: bool,
+    ) -> Result<(), Error> {
+        self.set_nvlink_utilization_control(link, counter, control, reset)
     }
     /// Setup the NVLink NVLE encryption key.
     ///

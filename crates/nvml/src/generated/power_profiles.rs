@@ -56,7 +56,11 @@ use super::*;
 #[doc(alias = "nvmlPowerProfileOperation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileOperation(pub u32);
+pub struct PowerProfileOperation(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PowerProfileOperation {
     /// Remove the requested profiles from the existing list of requested profiles
     ///
@@ -119,7 +123,11 @@ impl core::fmt::Display for PowerProfileOperation {
 #[doc(alias = "nvmlPowerProfileType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileType(pub u32);
+pub struct PowerProfileType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl PowerProfileType {
     ///
     ///`NVML_POWER_PROFILE_MAX_P`
@@ -377,11 +385,10 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileCurrentProfiles_v1_t", 3)?;
-        st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
-        st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
-        st.serialize_field("enforcedProfilesMask", &self.enforced_profiles_mask)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileCurrentProfiles", 3)?;
+        st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
+        st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
+        st.serialize_field("enforced_profiles_mask", &self.enforced_profiles_mask)?;
         st.end()
     }
 }
@@ -432,10 +439,10 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileInfo_v1_t", 3)?;
-        st.serialize_field("profileId", &self.profile_id)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileInfo", 3)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("priority", &self.priority)?;
-        st.serialize_field("conflictingMask", &self.conflicting_mask)?;
+        st.serialize_field("conflicting_mask", &self.conflicting_mask)?;
         st.end()
     }
 }
@@ -490,9 +497,9 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileProfilesInfo_v1_t", 2)?;
-        st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
-        st.serialize_field("perfProfile", &self.perf_profile)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileProfilesInfo", 2)?;
+        st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
+        st.serialize_field("perf_profile", &self.perf_profile)?;
         st.end()
     }
 }
@@ -537,9 +544,8 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileRequestedProfiles_v1_t", 1)?;
-        st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileRequestedProfiles", 1)?;
+        st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
         st.end()
     }
 }
@@ -584,10 +590,9 @@ impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileUpdateProfiles_v1_t", 2)?;
+        let mut st = s.serialize_struct("WorkloadPowerProfileUpdateProfiles", 2)?;
         st.serialize_field("operation", &self.operation)?;
-        st.serialize_field("updateProfilesMask", &self.update_profiles_mask)?;
+        st.serialize_field("update_profiles_mask", &self.update_profiles_mask)?;
         st.end()
     }
 }
@@ -598,8 +603,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Clear one or more performance profiles be using the input bitmask
-    /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`. These profiles will be removed from the existing list of
+    /// `requested_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`. These profiles will be removed from the existing list of
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
@@ -644,8 +649,8 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileCurrentProfiles`] for more information on the struct.
-    /// This API returns a stuct which contains the current `perfProfilesMask`,
-    /// `requestedProfilesMask` and `enforcedProfilesMask`. Each bit set in each
+    /// This API returns a stuct which contains the current `perf_profiles_mask`,
+    /// `requested_profiles_mask` and `enforced_profiles_mask`. Each bit set in each
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
@@ -693,8 +698,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Request one or more performance profiles be activated using the input bitmask
-    /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`. These profiles will be added to existing list of
+    /// `requested_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`. These profiles will be added to existing list of
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
@@ -737,8 +742,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileUpdateProfiles`] for more information on the struct.
     /// Update the requested performance profiles using the input bitmask
-    /// `updateProfilesMask`, where each bit set corresponds to a supported bit from
-    /// the `perfProfilesMask`.
+    /// `update_profiles_mask`, where each bit set corresponds to a supported bit from
+    /// the `perf_profiles_mask`.
     /// The `operation` parameter specifies the operation to perform, see [`PowerProfileOperation`] for more information.
     /// Requires root/admin permissions or access to the NVIDIA WPPS capability.
     ///
@@ -776,11 +781,11 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
-    /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
+    /// The mask `perf_profiles_mask` is bitmask of all supported mode indices where the
     /// mode is supported if the index is 1. Each supported mode will have a corresponding
-    /// entry in the `perfProfile` array which will contain the `profileId`, the
+    /// entry in the `perf_profile` array which will contain the `profile_id`, the
     /// `priority` of this mode, where the lower the value, the higher the priority,
-    /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
+    /// and a `conflicting_mask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
     ///
     /// Returns struct [`WorkloadPowerProfileProfilesInfo`].

@@ -93,9 +93,9 @@ impl serde::Serialize for PowerSmoothingProfile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingProfile_v1_t", 3)?;
-        st.serialize_field("profileId", &self.profile_id)?;
-        st.serialize_field("paramId", &self.param_id)?;
+        let mut st = s.serialize_struct("PowerSmoothingProfile", 3)?;
+        st.serialize_field("profile_id", &self.profile_id)?;
+        st.serialize_field("param_id", &self.param_id)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -135,14 +135,14 @@ impl serde::Serialize for PowerSmoothingState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingState_v1_t", 1)?;
+        let mut st = s.serialize_struct("PowerSmoothingState", 1)?;
         st.serialize_field("state", &self.state)?;
         st.end()
     }
 }
 impl<'n> Device<'n> {
     /// Activate a specific preset profile for datacenter power smoothing.
-    /// The API only sets the active preset profile based on the input profileId,
+    /// The API only sets the active preset profile based on the input `profile_id`,
     /// and ignores the other parameters of the structure.
     /// Requires root/admin permissions.
     ///
@@ -150,7 +150,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>profileId is used and the rest of the structure is ignored.
+    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>`profile_id` is used and the rest of the structure is ignored.
     ///
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
     ///
@@ -181,8 +181,6 @@ impl<'n> Device<'n> {
     /// Requires root/admin permissions.
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    ///
-    /// See [`EnableState`] for details on allowed states
     ///
     /// # Arguments
     ///

@@ -86,7 +86,7 @@ impl serde::Serialize for SystemDriverBranchInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemDriverBranchInfo_v1_t", 1)?;
+        let mut st = s.serialize_struct("SystemDriverBranchInfo", 1)?;
         st.serialize_field("branch", &self.branch)?;
         st.end()
     }
@@ -162,7 +162,6 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
-    /// The `hwbcCount` argument is expected to be set to the size of the input `hwbcEntries` array.
     /// The HIC must be connected to an S-class system for it to be reported by this function.
     ///
     /// Returns: Array holding information about hwbc.
@@ -225,7 +224,6 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// Returned process name is cropped to provided length.
     /// name string is encoded in ANSI.
     ///
     /// Returns the process name.
@@ -255,7 +253,7 @@ impl Nvml {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// Returns an array of device handles for GPUs found with affinity to `cpuNumber`.
+    /// Returns an array of device handles for GPUs found with affinity to `cpu_number`.
     ///
     /// # Arguments
     ///
@@ -308,6 +306,7 @@ impl Nvml {
         let mut missing = Error::FunctionNotFound(Some("nvmlSystemGetTopologyGpuSet"));
         if let Ok(sym) = lib.nvmlSystemGetTopologyGpuSet() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(cpu_number, count, core::ptr::null_mut())),
             ) {

@@ -85,8 +85,8 @@ impl serde::Serialize for DeviceCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceCapabilities_v1_t", 1)?;
-        st.serialize_field("capMask", &self.cap_mask)?;
+        let mut st = s.serialize_struct("DeviceCapabilities", 1)?;
+        st.serialize_field("cap_mask", &self.cap_mask)?;
         st.end()
     }
 }
@@ -231,32 +231,32 @@ impl serde::Serialize for EventSetWait {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEventSetWait_v3_t", 25)?;
-        st.serialize_field("timeoutMs", &self.timeout_ms)?;
-        st.serialize_field("dataType", &self.data_type)?;
+        let mut st = s.serialize_struct("EventSetWait", 25)?;
+        st.serialize_field("timeout_ms", &self.timeout_ms)?;
+        st.serialize_field("data_type", &self.data_type)?;
         st.serialize_field("uuid", &self.uuid)?;
-        st.serialize_field("sourceModule", &self.source_module)?;
-        st.serialize_field("eventType", &self.event_type)?;
-        st.serialize_field("eventData", &self.event_data)?;
-        st.serialize_field("groupCursor", &self.group_cursor)?;
-        st.serialize_field("instanceId", &self.instance_id)?;
-        st.serialize_field("timestampUsec", &self.timestamp_usec)?;
-        st.serialize_field("traceId", &self.trace_id)?;
-        st.serialize_field("gpuInstanceId", &self.gpu_instance_id)?;
-        st.serialize_field("computeInstanceId", &self.compute_instance_id)?;
+        st.serialize_field("source_module", &self.source_module)?;
+        st.serialize_field("event_type", &self.event_type)?;
+        st.serialize_field("event_data", &self.event_data)?;
+        st.serialize_field("group_cursor", &self.group_cursor)?;
+        st.serialize_field("instance_id", &self.instance_id)?;
+        st.serialize_field("timestamp_usec", &self.timestamp_usec)?;
+        st.serialize_field("trace_id", &self.trace_id)?;
+        st.serialize_field("gpu_instance_id", &self.gpu_instance_id)?;
+        st.serialize_field("compute_instance_id", &self.compute_instance_id)?;
         st.serialize_field("severity", &self.severity)?;
-        st.serialize_field("categoryId", &self.category_id)?;
-        st.serialize_field("moduleEventCode", &self.module_event_code)?;
+        st.serialize_field("category_id", &self.category_id)?;
+        st.serialize_field("module_event_code", &self.module_event_code)?;
         st.serialize_field("scope", &self.scope)?;
         st.serialize_field("originator", &self.originator)?;
-        st.serialize_field("moduleInstance", &self.module_instance)?;
-        st.serialize_field("chipletId", &self.chiplet_id)?;
-        st.serialize_field("logLevel", &self.log_level)?;
+        st.serialize_field("module_instance", &self.module_instance)?;
+        st.serialize_field("chiplet_id", &self.chiplet_id)?;
+        st.serialize_field("log_level", &self.log_level)?;
         st.serialize_field("attributes", &self.attributes)?;
-        st.serialize_field("groupCperSize", &self.group_cper_size)?;
-        st.serialize_field("groupAttributes", &self.group_attributes)?;
-        st.serialize_field("groupSize", &self.group_size)?;
-        st.serialize_field("groupIndex", &self.group_index)?;
+        st.serialize_field("group_cper_size", &self.group_cper_size)?;
+        st.serialize_field("group_attributes", &self.group_attributes)?;
+        st.serialize_field("group_size", &self.group_size)?;
+        st.serialize_field("group_index", &self.group_index)?;
         st.end()
     }
 }
@@ -308,10 +308,10 @@ impl serde::Serialize for GpuOperationalEventConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuOperationalEventConfig_v1_st", 3)?;
+        let mut st = s.serialize_struct("GpuOperationalEventConfig", 3)?;
         st.serialize_field("uuid", &self.uuid)?;
-        st.serialize_field("minLogLevel", &self.min_log_level)?;
-        st.serialize_field("minSeverity", &self.min_severity)?;
+        st.serialize_field("min_log_level", &self.min_log_level)?;
+        st.serialize_field("min_severity", &self.min_severity)?;
         st.end()
     }
 }
@@ -322,6 +322,7 @@ impl serde::Serialize for GpuOperationalEventConfig {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Mask255 {
+    /// `mask` of [`Mask255`], which nvml.h does not describe.
     pub mask: Vec<u32>,
 }
 impl crate::raw::FromRaw<sys::nvmlMask255_t> for Mask255 {
@@ -348,7 +349,7 @@ impl serde::Serialize for Mask255 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMask255_t", 1)?;
+        let mut st = s.serialize_struct("Mask255", 1)?;
         st.serialize_field("mask", &self.mask)?;
         st.end()
     }

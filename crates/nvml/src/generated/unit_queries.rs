@@ -55,8 +55,8 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
-    /// Valid indices are derived from the `unitCount` returned by [`Nvml::unit_count`]().
-    /// For example, if `unitCount` is 2 the valid indices are 0 and 1, corresponding to UNIT 0 and UNIT 1.
+    /// Valid indices are derived from the `unit_count` returned by [`Nvml::unit_count`].
+    /// For example, if `unit_count` is 2 the valid indices are 0 and 1, corresponding to UNIT 0 and UNIT 1.
     ///
     /// The order in which NVML enumerates units has no guarantees of consistency between reboots.
     ///
@@ -64,7 +64,7 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target unit, \>= 0 and \< `unitCount`
+    /// * `index`: The index of the target unit, \>= 0 and \< `unit_count`
     ///
     /// Calls `nvmlUnitGetHandleByIndex`.
     ///
@@ -108,8 +108,6 @@ impl<'n> Unit<'n> {
     /// Retrieves the set of GPU devices that are attached to the specified unit.
     ///
     /// For S-class products.
-    ///
-    /// The `deviceCount` argument is expected to be set to the size of the input `devices` array.
     ///
     /// Returns the references to the attached GPU devices.
     ///

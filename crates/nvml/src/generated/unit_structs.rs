@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlFanState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FanState(pub u32);
+pub struct FanState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl FanState {
     /// Fan is working properly
     ///
@@ -97,7 +101,11 @@ impl core::fmt::Display for FanState {
 #[doc(alias = "nvmlLedColor_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct LedColor(pub u32);
+pub struct LedColor(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl LedColor {
     /// GREEN, indicates good health
     ///
@@ -139,7 +147,9 @@ impl core::fmt::Display for LedColor {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct HwbcEntry {
+    /// `hwbcId` of [`HwbcEntry`], which nvml.h does not describe.
     pub hwbc_id: u32,
+    /// `firmwareVersion` of [`HwbcEntry`], which nvml.h does not describe.
     pub firmware_version: String,
 }
 impl crate::raw::FromRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
@@ -166,9 +176,9 @@ impl serde::Serialize for HwbcEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlHwbcEntry_st", 2)?;
-        st.serialize_field("hwbcId", &self.hwbc_id)?;
-        st.serialize_field("firmwareVersion", &self.firmware_version)?;
+        let mut st = s.serialize_struct("HwbcEntry", 2)?;
+        st.serialize_field("hwbc_id", &self.hwbc_id)?;
+        st.serialize_field("firmware_version", &self.firmware_version)?;
         st.end()
     }
 }
@@ -210,7 +220,7 @@ impl serde::Serialize for LedState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlLedState_st", 2)?;
+        let mut st = s.serialize_struct("LedState", 2)?;
         st.serialize_field("cause", &self.cause)?;
         st.serialize_field("color", &self.color)?;
         st.end()
@@ -274,7 +284,7 @@ impl serde::Serialize for PSUInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPSUInfo_st", 4)?;
+        let mut st = s.serialize_struct("PSUInfo", 4)?;
         st.serialize_field("state", &self.state)?;
         st.serialize_field("current", &self.current)?;
         st.serialize_field("voltage", &self.voltage)?;
@@ -320,7 +330,7 @@ impl serde::Serialize for UnitFanInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUnitFanInfo_st", 2)?;
+        let mut st = s.serialize_struct("UnitFanInfo", 2)?;
         st.serialize_field("speed", &self.speed)?;
         st.serialize_field("state", &self.state)?;
         st.end()
@@ -371,7 +381,7 @@ impl serde::Serialize for UnitFanSpeeds {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUnitFanSpeeds_st", 2)?;
+        let mut st = s.serialize_struct("UnitFanSpeeds", 2)?;
         st.serialize_field("fans", &self.fans)?;
         st.serialize_field("count", &self.count)?;
         st.end()
@@ -423,11 +433,11 @@ impl serde::Serialize for UnitInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUnitInfo_st", 4)?;
+        let mut st = s.serialize_struct("UnitInfo", 4)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("serial", &self.serial)?;
-        st.serialize_field("firmwareVersion", &self.firmware_version)?;
+        st.serialize_field("firmware_version", &self.firmware_version)?;
         st.end()
     }
 }

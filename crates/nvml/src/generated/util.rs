@@ -51,29 +51,26 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 impl<'n> Device<'n> {
-    /// Retrieves current utilization for processes running on vGPUs on a physical GPU (device).
+    /// Retrieves current utilization for processes running on `v_gp_us` on a physical GPU (device).
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder for processes running on
-    /// vGPU instances active on a device. Utilization values are returned as an array of utilization sample structures in the
-    /// caller-supplied buffer pointed at by `utilizationSamples`. One utilization sample structure is returned per process running
+    /// vGPU instances active on a device. One utilization sample structure is returned per process running
     /// on vGPU instances, that had some non-zero utilization during the last sample period. It includes the CPU timestamp at which
     /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
     ///
-    /// On successful return, the function updates `vgpuSubProcessSampleCount` with the number of vGPU sub process utilization sample
+    /// On successful return, the function updates `vgpu_sub_process_sample_count` with the number of vGPU sub process utilization sample
     /// structures that were actually written. This may differ from a previously read value depending on the number of processes that are active
     /// in any given sample period.
     ///
-    /// lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
-    /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
-    ///
-    /// Returns caller-supplied buffer in which vGPU sub process utilization samples are returned.
+    /// `last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuProcessUtilization`.
     ///
@@ -118,30 +115,26 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    /// Retrieves current utilization for vGPUs on a physical GPU (device).
+    /// Retrieves current utilization for `v_gp_us` on a physical GPU (device).
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder for vGPU instances running
-    /// on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer
-    /// pointed at by `utilizationSamples`. One utilization sample structure is returned per vGPU instance, and includes the
+    /// on a device. One utilization sample structure is returned per vGPU instance, and includes the
     /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
-    /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to [`ValueType::UNSIGNED_INT`] to
+    /// in nvmlValue_t unions. The function sets the caller-supplied `sample_val_type` to [`ValueType::UNSIGNED_INT`] to
     /// indicate the returned value type.
     ///
-    /// On successful return, the function updates `vgpuInstanceSampleCount` with the number of vGPU utilization sample
-    /// structures that were actually written. This may differ from a previously read value as vGPU instances are created or
+    /// This may differ from a previously read value as vGPU instances are created or
     /// destroyed.
     ///
-    /// lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
-    /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
-    ///
-    /// Returns caller-supplied buffer in which vGPU utilization samples are returned.
+    /// `last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuUtilization`.
     ///
@@ -396,6 +389,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetAccountingPids() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {

@@ -64,8 +64,8 @@ impl serde::Serialize for DeviceId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("DeviceId", 2)?;
-        st.serialize_field("deviceID", &self.device_id)?;
-        st.serialize_field("subsystemID", &self.subsystem_id)?;
+        st.serialize_field("device_id", &self.device_id)?;
+        st.serialize_field("subsystem_id", &self.subsystem_id)?;
         st.end()
     }
 }
@@ -102,8 +102,8 @@ impl serde::Serialize for VmId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("VmId", 2)?;
-        st.serialize_field("vmId", &self.vm_id)?;
-        st.serialize_field("vmIdType", &self.vm_id_type)?;
+        st.serialize_field("vm_id", &self.vm_id)?;
+        st.serialize_field("vm_id_type", &self.vm_id_type)?;
         st.end()
     }
 }
@@ -111,7 +111,7 @@ impl Nvml {
     /// Retrieve the requested vGPU driver capability.
     ///
     /// Refer to the [`VgpuDriverCapability`] structure for the specific capabilities that can be queried.
-    /// The return value in `capResult` should be treated as a boolean, with a non-zero value indicating that the capability
+    /// The return value in `cap_result` should be treated as a boolean, with a non-zero value indicating that the capability
     /// is supported.
     ///
     /// For Maxwell ™ or newer fully supported devices.
@@ -186,13 +186,7 @@ impl Nvml {
 impl<'n> Device<'n> {
     /// Retrieve the active vGPU instances on a device.
     ///
-    /// An array of active vGPU instances is returned in the caller-supplied buffer pointed at by `vgpuInstances`. The
-    /// array element count is passed in `vgpuCount`, and `vgpuCount` is used to return the number of vGPU instances
-    /// written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the vGPU instance array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuInstance_t array required in `vgpuCount`.
-    /// To query the number of active vGPU instances, call this function with *vgpuCount = 0.  The code will return
+    ///  The code will return
     /// [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU Types are supported.
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -236,17 +230,10 @@ impl<'n> Device<'n> {
     }
     /// Retrieve the currently creatable vGPU types on a physical GPU (device).
     ///
-    /// An array of creatable vGPU types for the physical GPU indicated by `device` is returned in the caller-supplied buffer
-    /// pointed at by `vgpuTypeIds`. The element count of nvmlVgpuTypeId_t array is passed in `vgpuCount`, and `vgpuCount`
-    /// is used to return the number of vGPU types written to the buffer.
-    ///
     /// The creatable vGPU types for a device may differ over time, as there may be restrictions on what type of vGPU types
     /// can concurrently run on a device.  For example, if only one vGPU type is allowed at a time on a device, then the creatable
     /// list will be restricted to whatever vGPU type is already running on the device.
     ///
-    /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
-    /// To query the number of vGPU types that can be created for the GPU, call this function with *vgpuCount = 0.
     /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are creatable.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
@@ -293,7 +280,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state`: vGPU `pSchedulerState` to set
+    /// * `p_scheduler_state`: vGPU `p_scheduler_state` to set
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState_v2`.
     ///
@@ -322,13 +309,6 @@ impl<'n> Device<'n> {
     }
     /// Retrieve the supported vGPU types on a physical GPU (device).
     ///
-    /// An array of supported vGPU types for the physical GPU indicated by `device` is returned in the caller-supplied buffer
-    /// pointed at by `vgpuTypeIds`. The element count of nvmlVgpuTypeId_t array is passed in `vgpuCount`, and `vgpuCount`
-    /// is used to return the number of vGPU types written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
-    /// To query the number of vGPU types supported for the GPU, call this function with *vgpuCount = 0.
     /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are supported.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
@@ -370,7 +350,7 @@ impl<'n> Device<'n> {
     /// Retrieve the requested vGPU capability for GPU.
     ///
     /// Refer to the [`DeviceVgpuCapability`] structure for the specific capabilities that can be queried.
-    /// The return value in `capResult` reports a non-zero value indicating that the capability
+    /// The return value in `cap_result` reports a non-zero value indicating that the capability
     /// is supported, and also reports the capability's data based on the queried capability.
     ///
     /// For Maxwell ™ or newer fully supported devices.
@@ -402,7 +382,7 @@ impl<'n> Device<'n> {
         Ok(c_cap_result)
     }
     /// Returns the vGPU Software scheduler logs for the device.
-    /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
+    /// `p_scheduler_log_info` points to a caller-allocated structure to contain the logs. The number of elements returned will
     /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
@@ -425,7 +405,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_scheduler_log(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
         let mut c_p_scheduler_log_info = {
@@ -465,7 +445,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_scheduler_state(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
         let mut c_p_scheduler_state_info = {
@@ -488,7 +468,7 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// Returns get the max number of vGPU instances that can be created on a deicve for given vgpuTypeId.
+    /// Returns get the max number of vGPU instances that can be created on a deicve for given `vgpu_type_id`.
     ///
     /// # Arguments
     ///
@@ -536,6 +516,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetActiveVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetActiveVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -559,6 +540,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCreatableVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetCreatableVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -582,6 +564,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetSupportedVgpus"));
         if let Ok(sym) = lib.nvmlDeviceGetSupportedVgpus() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -595,12 +578,12 @@ impl<'n> Device<'n> {
 impl<'n> GpuInstance<'n> {
     /// Enable or disable vGPU heterogeneous mode for the GPU instance.
     ///
-    /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
+    /// When in heterogeneous mode, a vGPU can concurrently host timesliced `v_gp_us` with differing framebuffer sizes.
     ///
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
     /// set will fail with error [`Error::InUse`] if any vGPU instance is active within the GPU instance.
     /// The caller of this API is expected to shutdown the vGPU VMs and retry setting the `mode`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `p_heterogeneous_mode`-\>mode.
     ///
     /// # Arguments
     ///
@@ -677,8 +660,8 @@ impl<'n> GpuInstance<'n> {
     /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
-    /// In [`VgpuSchedulerState`], IFF enableARRMode is enabled then provide the avgFactor and frequency
-    /// as input. If enableARRMode is disabled then provide timeslice as input.
+    /// In [`VgpuSchedulerState`], IFF `enable_arr_mode` is enabled then provide the `avg_factor` and frequency
+    /// as input. If `enable_arr_mode` is disabled then provide timeslice as input.
     ///
     /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
     ///
@@ -718,10 +701,10 @@ impl<'n> GpuInstance<'n> {
     }
     /// Get the vGPU heterogeneous mode for the GPU instance.
     ///
-    /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
+    /// When in heterogeneous mode, a vGPU can concurrently host timesliced `v_gp_us` with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
+    /// On successful return, the function returns `p_heterogeneous_mode`-\>mode with the current vGPU heterogeneous mode.
+    /// `p_heterogeneous_mode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
     /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
@@ -753,7 +736,7 @@ impl<'n> GpuInstance<'n> {
         )
     }
     /// Returns the vGPU scheduler logs for the given GPU instance.
-    /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
+    /// `p_scheduler_log_info` points to a caller-allocated structure to contain the logs. The number of elements returned will
     /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
@@ -778,7 +761,7 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn vgpu_scheduler_log(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -853,7 +836,7 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn vgpu_scheduler_state(
         &self,
-        engine_id: u32,
+        engine_id: VgpuSchedulerEngineType,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -954,18 +937,7 @@ impl<'n> VgpuInstance<'n> {
     }
     /// Retrieves information about all active encoder sessions on a vGPU Instance.
     ///
-    /// An array of active encoder sessions is returned in the caller-supplied buffer pointed at by `sessionInfo`. The
-    /// array element count is passed in `sessionCount`, and `sessionCount` is used to return the number of sessions
-    /// written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
-    /// To query the number of active encoder sessions, call this function with *sessionCount = 0. The code will return
-    /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
-    ///
     /// For Maxwell ™ or newer fully supported devices.
-    ///
-    /// Returns caller supplied array in which the list of session information us returned.
     ///
     /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
     ///
@@ -1061,18 +1033,9 @@ impl<'n> VgpuInstance<'n> {
     }
     /// Retrieves information about active frame buffer capture sessions on a vGPU Instance.
     ///
-    /// An array of active FBC sessions is returned in the caller-supplied buffer pointed at by `sessionInfo`. The
-    /// array element count is passed in `sessionCount`, and `sessionCount` is used to return the number of sessions
-    /// written to the buffer.
-    ///
-    /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
-    /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
-    /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
-    ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
+    /// **Note:** `h_resolution`, `v_resolution`, `average_fps` and `average_latency` data for a FBC session returned in `session_info` may
     /// be zero if there are no new frames captured since the session started.
     ///
     /// Returns the session information.
@@ -1189,8 +1152,6 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The vGPU PCI id is returned as "00000000:00:00.0" if NVIDIA driver is not installed on the vGPU instance.
     ///
-    /// Returns: Caller-supplied buffer to return vGPU PCI Id string.
-    ///
     /// Calls `nvmlVgpuInstanceGetGpuPciId`.
     ///
     /// # Errors
@@ -1249,8 +1210,6 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns caller-supplied buffer to hold MDEV UUID.
-    ///
     /// Calls `nvmlVgpuInstanceGetMdevUUID`.
     ///
     /// # Errors
@@ -1299,7 +1258,7 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// Returns the vgpuTypeId.
+    /// Returns the `vgpu_type_id`.
     ///
     /// Calls `nvmlVgpuInstanceGetType`.
     ///
@@ -1326,8 +1285,6 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// Returns caller-supplied buffer to hold vGPU UUID.
-    ///
     /// Calls `nvmlVgpuInstanceGetUUID`.
     ///
     /// # Errors
@@ -1347,7 +1304,7 @@ impl<'n> VgpuInstance<'n> {
     }
     /// Retrieve the NVIDIA driver version installed in the VM associated with a vGPU.
     ///
-    /// The version is returned as an alphanumeric string in the caller-supplied buffer `version`. The length of the version
+    /// The length of the version
     /// string will not exceed 80 characters in length (including the NUL terminator).
     /// See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
@@ -1356,8 +1313,6 @@ impl<'n> VgpuInstance<'n> {
     /// NVIDIA driver is loaded and initialized.
     ///
     /// For Kepler ™ or newer fully supported devices.
-    ///
-    /// Returns: Caller-supplied buffer to return driver version string.
     ///
     /// Calls `nvmlVgpuInstanceGetVmDriverVersion`.
     ///
@@ -1381,7 +1336,7 @@ impl<'n> VgpuInstance<'n> {
     /// The VM ID is returned as a string, not exceeding 80 characters in length (including the NUL terminator).
     /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
-    /// The format of the VM ID varies by platform, and is indicated by the type identifier returned in `vmIdType`.
+    /// The format of the VM ID varies by platform, and is indicated by the type identifier returned in `vm_id_type`.
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1424,6 +1379,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetEncoderSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1449,6 +1405,7 @@ impl<'n> VgpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetFBCSessions() {
             match ffi::count_of(
+                ffi::Probe::Null,
                 0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
@@ -1487,7 +1444,7 @@ impl<'n> VgpuTypeId<'n> {
         Ok(<VgpuTypeBar1Info as crate::raw::FromRaw<_>>::from_raw(&c_bar1_info))
     }
     /// Retrieve the requested capability for a given vGPU type. Refer to the [`VgpuCapability`] structure
-    /// for the specific capabilities that can be queried. The return value in `capResult` should be treated as
+    /// for the specific capabilities that can be queried. The return value in `cap_result` should be treated as
     /// a boolean, with a non-zero value indicating that the capability is supported.
     ///
     /// For Maxwell ™ or newer fully supported devices.
@@ -1664,7 +1621,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// Returns get the max number of vGPU instances supported per VM for given `vgpuTypeId`.
+    /// Returns get the max number of vGPU instances supported per VM for given the vGPU type.
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerVm`.
     ///

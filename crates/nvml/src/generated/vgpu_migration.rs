@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuPgpuCompatibilityLimitCode(pub u32);
+pub struct VgpuPgpuCompatibilityLimitCode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuPgpuCompatibilityLimitCode {
     /// Compatibility is not limited.
     ///
@@ -125,7 +129,11 @@ impl core::fmt::Display for VgpuPgpuCompatibilityLimitCode {
 #[doc(alias = "nvmlVgpuVmCompatibility_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmCompatibility(pub u32);
+pub struct VgpuVmCompatibility(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuVmCompatibility {
     /// vGPU is not runnable
     ///
@@ -252,16 +260,16 @@ impl serde::Serialize for VgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 9)?;
+        let mut st = s.serialize_struct("VgpuMetadata", 9)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
-        st.serialize_field("guestInfoState", &self.guest_info_state)?;
-        st.serialize_field("guestDriverVersion", &self.guest_driver_version)?;
-        st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("vgpuVirtualizationCaps", &self.vgpu_virtualization_caps)?;
-        st.serialize_field("guestVgpuVersion", &self.guest_vgpu_version)?;
-        st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
-        st.serialize_field("opaqueData", &self.opaque_data)?;
+        st.serialize_field("guest_info_state", &self.guest_info_state)?;
+        st.serialize_field("guest_driver_version", &self.guest_driver_version)?;
+        st.serialize_field("host_driver_version", &self.host_driver_version)?;
+        st.serialize_field("vgpu_virtualization_caps", &self.vgpu_virtualization_caps)?;
+        st.serialize_field("guest_vgpu_version", &self.guest_vgpu_version)?;
+        st.serialize_field("opaque_data_size", &self.opaque_data_size)?;
+        st.serialize_field("opaque_data", &self.opaque_data)?;
         st.end()
     }
 }
@@ -305,9 +313,9 @@ impl serde::Serialize for VgpuPgpuCompatibility {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuCompatibility_st", 2)?;
-        st.serialize_field("vgpuVmCompatibility", &self.vgpu_vm_compatibility)?;
-        st.serialize_field("compatibilityLimitCode", &self.compatibility_limit_code)?;
+        let mut st = s.serialize_struct("VgpuPgpuCompatibility", 2)?;
+        st.serialize_field("vgpu_vm_compatibility", &self.vgpu_vm_compatibility)?;
+        st.serialize_field("compatibility_limit_code", &self.compatibility_limit_code)?;
         st.end()
     }
 }
@@ -373,14 +381,17 @@ impl serde::Serialize for VgpuPgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 7)?;
+        let mut st = s.serialize_struct("VgpuPgpuMetadata", 7)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
-        st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("pgpuVirtualizationCaps", &self.pgpu_virtualization_caps)?;
-        st.serialize_field("hostSupportedVgpuRange", &self.host_supported_vgpu_range)?;
-        st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
-        st.serialize_field("opaqueData", &self.opaque_data)?;
+        st.serialize_field("host_driver_version", &self.host_driver_version)?;
+        st.serialize_field("pgpu_virtualization_caps", &self.pgpu_virtualization_caps)?;
+        st.serialize_field(
+            "host_supported_vgpu_range",
+            &self.host_supported_vgpu_range,
+        )?;
+        st.serialize_field("opaque_data_size", &self.opaque_data_size)?;
+        st.serialize_field("opaque_data", &self.opaque_data)?;
         st.end()
     }
 }
@@ -422,9 +433,9 @@ impl serde::Serialize for VgpuVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuVersion_st", 2)?;
-        st.serialize_field("minVersion", &self.min_version)?;
-        st.serialize_field("maxVersion", &self.max_version)?;
+        let mut st = s.serialize_struct("VgpuVersion", 2)?;
+        st.serialize_field("min_version", &self.min_version)?;
+        st.serialize_field("max_version", &self.max_version)?;
         st.end()
     }
 }
@@ -525,13 +536,13 @@ impl<'n> Device<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload.
     /// Scheduler state and params will be allowed to set only when no VM is running.
-    /// In [`VgpuSchedulerSetState`], IFF enableARRMode is enabled then
-    /// provide avgFactorForARR and frequency as input. If enableARRMode is disabled
+    /// In [`VgpuSchedulerSetState`], IFF `enable_arr_mode` is enabled then
+    /// provide `avg_factor_for_arr` and frequency as input. If `enable_arr_mode` is disabled
     /// then provide timeslice as input.
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state`: vGPU `pSchedulerState` to set
+    /// * `p_scheduler_state`: vGPU `p_scheduler_state` to set
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState`.
     ///
@@ -569,11 +580,11 @@ impl<'n> Device<'n> {
     /// The other values in [`VgpuSchedulerCapabilities`] are also applicable if the engine is
     /// Graphics type. For other engine types, it is BEST EFFORT policy.
     /// If ARR is supported and enabled, scheduling frequency and averaging factor are applicable
-    /// else timeSlice is applicable.
+    /// else `time_slice` is applicable.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pCapabilities` is written.
+    /// Returns: Reference in which `p_capabilities` is written.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerCapabilities`.
     ///
@@ -600,14 +611,14 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_log`] instead
     ///
     /// Returns the vGPU Software scheduler logs.
-    /// `pSchedulerLog` points to a caller-allocated structure to contain the logs. The number of elements returned will
+    /// `p_scheduler_log` points to a caller-allocated structure to contain the logs. The number of elements returned will
     /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pSchedulerLog` is written.
+    /// Returns: Reference in which `p_scheduler_log` is written.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog`.
     ///
@@ -636,7 +647,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Reference in which `pSchedulerState` is returned.
+    /// Returns: Reference in which `p_scheduler_state` is returned.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState`.
     ///

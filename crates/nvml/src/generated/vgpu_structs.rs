@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlDeviceGpuRecoveryAction_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceGpuRecoveryAction(pub u32);
+pub struct DeviceGpuRecoveryAction(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DeviceGpuRecoveryAction {
     /// No action needed
     ///
@@ -146,6 +150,68 @@ impl core::fmt::Display for DeviceGpuRecoveryAction {
         )
     }
 }
+/// The values `NVML_VGPU_SCHEDULER_ENGINE_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`VgpuSchedulerEngineType::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct VgpuSchedulerEngineType(
+    /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+    /// header does not name.
+    pub u32,
+);
+impl VgpuSchedulerEngineType {
+    /// Graphics engine.
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_GRAPHICS`
+    pub const GRAPHICS: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_GRAPHICS as u32,
+    );
+    /// NVENC1
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC1`
+    pub const NVENC1: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC1 as u32,
+    );
+    /// NVENC0
+    ///
+    ///`NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC0`
+    pub const NVENC0: VgpuSchedulerEngineType = VgpuSchedulerEngineType(
+        sys::NVML_VGPU_SCHEDULER_ENGINE_TYPE_NVENC0 as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("GRAPHICS"),
+            2 => Some("NVENC1"),
+            3 => Some("NVENC0"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        VgpuSchedulerEngineType(v)
+    }
+}
+open_newtype!(VgpuSchedulerEngineType(u32), unsigned);
+impl core::fmt::Display for VgpuSchedulerEngineType {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                1 => "Graphics",
+                2 => "NVENC1",
+                3 => "NVENC0",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure containing vGPU software licensable feature information
 ///
 /// The safe form of `nvmlGridLicensableFeature_st`.
@@ -202,13 +268,13 @@ impl serde::Serialize for GridLicensableFeature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGridLicensableFeature_st", 6)?;
-        st.serialize_field("featureCode", &self.feature_code)?;
-        st.serialize_field("featureState", &self.feature_state)?;
-        st.serialize_field("licenseInfo", &self.license_info)?;
-        st.serialize_field("productName", &self.product_name)?;
-        st.serialize_field("featureEnabled", &self.feature_enabled)?;
-        st.serialize_field("licenseExpiry", &self.license_expiry)?;
+        let mut st = s.serialize_struct("GridLicensableFeature", 6)?;
+        st.serialize_field("feature_code", &self.feature_code)?;
+        st.serialize_field("feature_state", &self.feature_state)?;
+        st.serialize_field("license_info", &self.license_info)?;
+        st.serialize_field("product_name", &self.product_name)?;
+        st.serialize_field("feature_enabled", &self.feature_enabled)?;
+        st.serialize_field("license_expiry", &self.license_expiry)?;
         st.end()
     }
 }
@@ -267,10 +333,16 @@ impl serde::Serialize for GridLicensableFeatures {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGridLicensableFeatures_st", 3)?;
-        st.serialize_field("isGridLicenseSupported", &self.is_grid_license_supported)?;
-        st.serialize_field("licensableFeaturesCount", &self.licensable_features_count)?;
-        st.serialize_field("gridLicensableFeatures", &self.grid_licensable_features)?;
+        let mut st = s.serialize_struct("GridLicensableFeatures", 3)?;
+        st.serialize_field(
+            "is_grid_license_supported",
+            &self.is_grid_license_supported,
+        )?;
+        st.serialize_field(
+            "licensable_features_count",
+            &self.licensable_features_count,
+        )?;
+        st.serialize_field("grid_licensable_features", &self.grid_licensable_features)?;
         st.end()
     }
 }
@@ -332,7 +404,7 @@ impl serde::Serialize for GridLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGridLicenseExpiry_st", 7)?;
+        let mut st = s.serialize_struct("GridLicenseExpiry", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
         st.serialize_field("day", &self.day)?;
@@ -378,7 +450,7 @@ impl serde::Serialize for VgpuHeterogeneousMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuHeterogeneousMode_v1_t", 1)?;
+        let mut st = s.serialize_struct("VgpuHeterogeneousMode", 1)?;
         st.serialize_field("mode", &self.mode)?;
         st.end()
     }
@@ -461,15 +533,15 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationInfo_v1_t", 8)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
-        st.serialize_field("jpgUtil", &self.jpg_util)?;
-        st.serialize_field("ofaUtil", &self.ofa_util)?;
+        let mut st = s.serialize_struct("VgpuInstanceUtilizationInfo", 8)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
+        st.serialize_field("jpg_util", &self.jpg_util)?;
+        st.serialize_field("ofa_util", &self.ofa_util)?;
         st.end()
     }
 }
@@ -540,13 +612,13 @@ impl serde::Serialize for VgpuInstanceUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationSample_st", 6)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
+        let mut st = s.serialize_struct("VgpuInstanceUtilizationSample", 6)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
         st.end()
     }
 }
@@ -608,7 +680,7 @@ impl serde::Serialize for VgpuLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuLicenseExpiry_st", 7)?;
+        let mut st = s.serialize_struct("VgpuLicenseExpiry", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
         st.serialize_field("day", &self.day)?;
@@ -662,10 +734,10 @@ impl serde::Serialize for VgpuLicenseInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuLicenseInfo_st", 3)?;
-        st.serialize_field("isLicensed", &self.is_licensed)?;
-        st.serialize_field("licenseExpiry", &self.license_expiry)?;
-        st.serialize_field("currentState", &self.current_state)?;
+        let mut st = s.serialize_struct("VgpuLicenseInfo", 3)?;
+        st.serialize_field("is_licensed", &self.is_licensed)?;
+        st.serialize_field("license_expiry", &self.license_expiry)?;
+        st.serialize_field("current_state", &self.current_state)?;
         st.end()
     }
 }
@@ -704,8 +776,8 @@ impl serde::Serialize for VgpuPlacementId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPlacementId_v1_t", 1)?;
-        st.serialize_field("placementId", &self.placement_id)?;
+        let mut st = s.serialize_struct("VgpuPlacementId", 1)?;
+        st.serialize_field("placement_id", &self.placement_id)?;
         st.end()
     }
 }
@@ -780,17 +852,17 @@ impl serde::Serialize for VgpuProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuProcessUtilizationInfo_v1_t", 10)?;
-        st.serialize_field("processName", &self.process_name)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
+        let mut st = s.serialize_struct("VgpuProcessUtilizationInfo", 10)?;
+        st.serialize_field("process_name", &self.process_name)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
-        st.serialize_field("jpgUtil", &self.jpg_util)?;
-        st.serialize_field("ofaUtil", &self.ofa_util)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
+        st.serialize_field("jpg_util", &self.jpg_util)?;
+        st.serialize_field("ofa_util", &self.ofa_util)?;
         st.end()
     }
 }
@@ -858,15 +930,15 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuProcessUtilizationSample_st", 8)?;
-        st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
+        let mut st = s.serialize_struct("VgpuProcessUtilizationSample", 8)?;
+        st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
         st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("processName", &self.process_name)?;
-        st.serialize_field("timeStamp", &self.time_stamp)?;
-        st.serialize_field("smUtil", &self.sm_util)?;
-        st.serialize_field("memUtil", &self.mem_util)?;
-        st.serialize_field("encUtil", &self.enc_util)?;
-        st.serialize_field("decUtil", &self.dec_util)?;
+        st.serialize_field("process_name", &self.process_name)?;
+        st.serialize_field("time_stamp", &self.time_stamp)?;
+        st.serialize_field("sm_util", &self.sm_util)?;
+        st.serialize_field("mem_util", &self.mem_util)?;
+        st.serialize_field("enc_util", &self.enc_util)?;
+        st.serialize_field("dec_util", &self.dec_util)?;
         st.end()
     }
 }
@@ -905,7 +977,7 @@ impl serde::Serialize for VgpuRuntimeState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuRuntimeState_v1_t", 1)?;
+        let mut st = s.serialize_struct("VgpuRuntimeState", 1)?;
         st.serialize_field("size", &self.size)?;
         st.end()
     }
@@ -980,15 +1052,15 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerCapabilities_st", 8)?;
-        st.serialize_field("supportedSchedulers", &self.supported_schedulers)?;
-        st.serialize_field("maxTimeslice", &self.max_timeslice)?;
-        st.serialize_field("minTimeslice", &self.min_timeslice)?;
-        st.serialize_field("isArrModeSupported", &self.is_arr_mode_supported)?;
-        st.serialize_field("maxFrequencyForARR", &self.max_frequency_for_arr)?;
-        st.serialize_field("minFrequencyForARR", &self.min_frequency_for_arr)?;
-        st.serialize_field("maxAvgFactorForARR", &self.max_avg_factor_for_arr)?;
-        st.serialize_field("minAvgFactorForARR", &self.min_avg_factor_for_arr)?;
+        let mut st = s.serialize_struct("VgpuSchedulerCapabilities", 8)?;
+        st.serialize_field("supported_schedulers", &self.supported_schedulers)?;
+        st.serialize_field("max_timeslice", &self.max_timeslice)?;
+        st.serialize_field("min_timeslice", &self.min_timeslice)?;
+        st.serialize_field("is_arr_mode_supported", &self.is_arr_mode_supported)?;
+        st.serialize_field("max_frequency_for_arr", &self.max_frequency_for_arr)?;
+        st.serialize_field("min_frequency_for_arr", &self.min_frequency_for_arr)?;
+        st.serialize_field("max_avg_factor_for_arr", &self.max_avg_factor_for_arr)?;
+        st.serialize_field("min_avg_factor_for_arr", &self.min_avg_factor_for_arr)?;
         st.end()
     }
 }
@@ -1003,6 +1075,8 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 pub struct VgpuSchedulerGetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerGetState`], which nvml.h does not describe.
+    ///
     /// Read as its `arrMode` says.
     pub scheduler_params: VgpuSchedulerParams,
 }
@@ -1037,10 +1111,10 @@ impl serde::Serialize for VgpuSchedulerGetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerGetState_st", 3)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
+        let mut st = s.serialize_struct("VgpuSchedulerGetState", 3)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("arr_mode", &self.scheduler_params.tag())?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1130,14 +1204,14 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogEntry_v2_t", 7)?;
+        let mut st = s.serialize_struct("VgpuSchedulerLogEntry", 7)?;
         st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("timeRunTotal", &self.time_run_total)?;
-        st.serialize_field("timeRun", &self.time_run)?;
-        st.serialize_field("swRunlistId", &self.sw_runlist_id)?;
-        st.serialize_field("targetTimeSlice", &self.target_time_slice)?;
+        st.serialize_field("time_run_total", &self.time_run_total)?;
+        st.serialize_field("time_run", &self.time_run)?;
+        st.serialize_field("sw_runlist_id", &self.sw_runlist_id)?;
+        st.serialize_field("target_time_slice", &self.target_time_slice)?;
         st.serialize_field(
-            "cumulativePreemptionTime",
+            "cumulative_preemption_time",
             &self.cumulative_preemption_time,
         )?;
         st.serialize_field("weight", &self.weight)?;
@@ -1155,7 +1229,7 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 #[non_exhaustive]
 pub struct VgpuSchedulerLogInfo {
     /// Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
@@ -1177,7 +1251,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLo
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
@@ -1198,7 +1272,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogI
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1213,7 +1287,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLo
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             entries_count: r.entriesCount,
             log_entries: r
@@ -1237,7 +1311,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogI
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();
@@ -1256,14 +1330,14 @@ impl serde::Serialize for VgpuSchedulerLogInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v2_t", 7)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("avgFactor", &self.avg_factor)?;
+        let mut st = s.serialize_struct("VgpuSchedulerLogInfo", 7)?;
+        st.serialize_field("engine_id", &self.engine_id)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
-        st.serialize_field("entriesCount", &self.entries_count)?;
-        st.serialize_field("logEntries", &self.log_entries)?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
+        st.serialize_field("entries_count", &self.entries_count)?;
+        st.serialize_field("log_entries", &self.log_entries)?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1280,10 +1354,13 @@ pub struct VgpuSchedulerLog {
     pub engine_id: u32,
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerLog`], which nvml.h does not describe.
+    ///
     /// Read as its `arrMode` says.
     pub scheduler_params: VgpuSchedulerParams,
     /// Count of log entries fetched
     pub entries_count: u32,
+    /// `logEntries` of [`VgpuSchedulerLog`], which nvml.h does not describe.
     pub log_entries: Vec<VgpuSchedulerLogEntry>,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
@@ -1332,13 +1409,13 @@ impl serde::Serialize for VgpuSchedulerLog {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLog_st", 6)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
-        st.serialize_field("entriesCount", &self.entries_count)?;
-        st.serialize_field("logEntries", &self.log_entries)?;
+        let mut st = s.serialize_struct("VgpuSchedulerLog", 6)?;
+        st.serialize_field("engine_id", &self.engine_id)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("arr_mode", &self.scheduler_params.tag())?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
+        st.serialize_field("entries_count", &self.entries_count)?;
+        st.serialize_field("log_entries", &self.log_entries)?;
         st.end()
     }
 }
@@ -1376,7 +1453,7 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerParams_t_vgpuSchedData", 1)?;
+        let mut st = s.serialize_struct("VgpuSchedulerParamsVgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
     }
@@ -1419,9 +1496,8 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR", 2)?;
-        st.serialize_field("avgFactor", &self.avg_factor)?;
+        let mut st = s.serialize_struct("VgpuSchedulerParamsVgpuSchedDataWithARR", 2)?;
+        st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
     }
@@ -1460,8 +1536,7 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s
-            .serialize_struct("nvmlVgpuSchedulerSetParams_t_vgpuSchedData", 1)?;
+        let mut st = s.serialize_struct("VgpuSchedulerSetParamsVgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
     }
@@ -1505,8 +1580,8 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct("nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR", 2)?;
-        st.serialize_field("avgFactor", &self.avg_factor)?;
+            .serialize_struct("VgpuSchedulerSetParamsVgpuSchedDataWithARR", 2)?;
+        st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("frequency", &self.frequency)?;
         st.end()
     }
@@ -1522,6 +1597,8 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 pub struct VgpuSchedulerSetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
+    /// `schedulerParams` of [`VgpuSchedulerSetState`], which nvml.h does not describe.
+    ///
     /// Read as its `enableARRMode` says.
     pub scheduler_params: VgpuSchedulerSetParams,
 }
@@ -1556,10 +1633,10 @@ impl serde::Serialize for VgpuSchedulerSetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerSetState_st", 3)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("enableARRMode", &self.scheduler_params.tag())?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
+        let mut st = s.serialize_struct("VgpuSchedulerSetState", 3)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("enable_arr_mode", &self.scheduler_params.tag())?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1574,7 +1651,7 @@ impl serde::Serialize for VgpuSchedulerSetState {
 #[non_exhaustive]
 pub struct VgpuSchedulerStateInfo {
     /// Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
@@ -1593,7 +1670,7 @@ for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
@@ -1605,7 +1682,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerSt
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1617,7 +1694,7 @@ for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerParams::from_raw_tagged(
                 r.arrMode as u32,
@@ -1632,7 +1709,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerSt
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();
@@ -1647,12 +1724,12 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v2_t", 5)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("avgFactor", &self.avg_factor)?;
+        let mut st = s.serialize_struct("VgpuSchedulerStateInfo", 5)?;
+        st.serialize_field("engine_id", &self.engine_id)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1667,7 +1744,7 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
 #[non_exhaustive]
 pub struct VgpuSchedulerState {
     /// One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
+    pub engine_id: VgpuSchedulerEngineType,
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
@@ -1685,7 +1762,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStat
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerState {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
             frequency: r.frequency,
@@ -1697,7 +1774,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState 
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v2_t::default();
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         r.avgFactor = self.avg_factor;
         r.frequency = self.frequency;
@@ -1708,7 +1785,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStat
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         VgpuSchedulerState {
-            engine_id: r.engineId,
+            engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
                 r.enableARRMode as u32,
@@ -1723,7 +1800,7 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState 
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerState_v1 as _;
-        r.engineId = self.engine_id;
+        r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
         {
             let (tag, u) = self.scheduler_params.to_raw_tagged();
@@ -1738,12 +1815,12 @@ impl serde::Serialize for VgpuSchedulerState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v2_t", 5)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("avgFactor", &self.avg_factor)?;
+        let mut st = s.serialize_struct("VgpuSchedulerState", 5)?;
+        st.serialize_field("engine_id", &self.engine_id)?;
+        st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
+        st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("frequency", &self.frequency)?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
+        st.serialize_field("scheduler_params", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1782,8 +1859,8 @@ impl serde::Serialize for VgpuTypeBar1Info {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuTypeBar1Info_v1_t", 1)?;
-        st.serialize_field("bar1Size", &self.bar1_size)?;
+        let mut st = s.serialize_struct("VgpuTypeBar1Info", 1)?;
+        st.serialize_field("bar1_size", &self.bar1_size)?;
         st.end()
     }
 }
@@ -1826,9 +1903,9 @@ impl serde::Serialize for VgpuTypeMaxInstance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuTypeMaxInstance_v1_t", 2)?;
-        st.serialize_field("vgpuTypeId", &self.vgpu_type_id)?;
-        st.serialize_field("maxInstancePerGI", &self.max_instance_per_gi)?;
+        let mut st = s.serialize_struct("VgpuTypeMaxInstance", 2)?;
+        st.serialize_field("vgpu_type_id", &self.vgpu_type_id)?;
+        st.serialize_field("max_instance_per_gi", &self.max_instance_per_gi)?;
         st.end()
     }
 }
@@ -1841,13 +1918,24 @@ impl serde::Serialize for VgpuTypeMaxInstance {
 pub enum VgpuSchedulerParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
-    VgpuSchedData(VgpuSchedulerParamsVgpuSchedData),
+    VgpuSchedData(
+        /// The member's value.
+        VgpuSchedulerParamsVgpuSchedData,
+    ),
     /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
     #[doc(alias = "vgpuSchedDataWithARR")]
-    VgpuSchedDataWithArr(VgpuSchedulerParamsVgpuSchedDataWithARR),
+    VgpuSchedDataWithArr(
+        /// The member's value.
+        VgpuSchedulerParamsVgpuSchedDataWithARR,
+    ),
     /// A tag for which nvml.h names no member (or one newer than the header): the tag and
     /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
+    Unknown {
+        /// The tag the library wrote.
+        tag: u32,
+        /// The union's bytes as the library wrote them.
+        bytes: Vec<u8>,
+    },
 }
 impl VgpuSchedulerParams {
     /// Reads `raw` as the member `tag` selects.
@@ -1911,24 +1999,27 @@ impl Default for VgpuSchedulerParams {
         VgpuSchedulerParams::from_raw_tagged(0, &Default::default())
     }
 }
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+/// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+/// unknown tag as `{"Unknown": {tag, bytes}}`.
 #[cfg(feature = "serde")]
 impl serde::Serialize for VgpuSchedulerParams {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStructVariant;
         match self {
             VgpuSchedulerParams::VgpuSchedData(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("vgpuSchedData", v)?;
-                m.end()
+                s.serialize_newtype_variant("VgpuSchedulerParams", 0, "VgpuSchedData", v)
             }
             VgpuSchedulerParams::VgpuSchedDataWithArr(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("vgpuSchedDataWithARR", v)?;
-                m.end()
+                s.serialize_newtype_variant(
+                    "VgpuSchedulerParams",
+                    1,
+                    "VgpuSchedDataWithArr",
+                    v,
+                )
             }
             VgpuSchedulerParams::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
+                let mut st = s
+                    .serialize_struct_variant("VgpuSchedulerParams", 2, "Unknown", 2)?;
                 st.serialize_field("tag", tag)?;
                 st.serialize_field("bytes", bytes)?;
                 st.end()
@@ -1945,13 +2036,24 @@ impl serde::Serialize for VgpuSchedulerParams {
 pub enum VgpuSchedulerSetParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
-    VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData),
+    VgpuSchedData(
+        /// The member's value.
+        VgpuSchedulerSetParamsVgpuSchedData,
+    ),
     /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
     #[doc(alias = "vgpuSchedDataWithARR")]
-    VgpuSchedDataWithArr(VgpuSchedulerSetParamsVgpuSchedDataWithARR),
+    VgpuSchedDataWithArr(
+        /// The member's value.
+        VgpuSchedulerSetParamsVgpuSchedDataWithARR,
+    ),
     /// A tag for which nvml.h names no member (or one newer than the header): the tag and
     /// the union's bytes as the library wrote them, never read as a member.
-    Unknown { tag: u32, bytes: Vec<u8> },
+    Unknown {
+        /// The tag the library wrote.
+        tag: u32,
+        /// The union's bytes as the library wrote them.
+        bytes: Vec<u8>,
+    },
 }
 impl VgpuSchedulerSetParams {
     /// Reads `raw` as the member `tag` selects.
@@ -2015,24 +2117,37 @@ impl Default for VgpuSchedulerSetParams {
         VgpuSchedulerSetParams::from_raw_tagged(0, &Default::default())
     }
 }
-/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+/// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+/// unknown tag as `{"Unknown": {tag, bytes}}`.
 #[cfg(feature = "serde")]
 impl serde::Serialize for VgpuSchedulerSetParams {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStructVariant;
         match self {
             VgpuSchedulerSetParams::VgpuSchedData(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("vgpuSchedData", v)?;
-                m.end()
+                s.serialize_newtype_variant(
+                    "VgpuSchedulerSetParams",
+                    0,
+                    "VgpuSchedData",
+                    v,
+                )
             }
             VgpuSchedulerSetParams::VgpuSchedDataWithArr(v) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("vgpuSchedDataWithARR", v)?;
-                m.end()
+                s.serialize_newtype_variant(
+                    "VgpuSchedulerSetParams",
+                    1,
+                    "VgpuSchedDataWithArr",
+                    v,
+                )
             }
             VgpuSchedulerSetParams::Unknown { tag, bytes } => {
-                let mut st = s.serialize_struct("Unknown", 2)?;
+                let mut st = s
+                    .serialize_struct_variant(
+                        "VgpuSchedulerSetParams",
+                        2,
+                        "Unknown",
+                        2,
+                    )?;
                 st.serialize_field("tag", tag)?;
                 st.serialize_field("bytes", bytes)?;
                 st.end()

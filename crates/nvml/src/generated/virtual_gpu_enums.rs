@@ -57,7 +57,11 @@ use super::*;
 #[doc(alias = "nvmlDeviceVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceVgpuCapability(pub u32);
+pub struct DeviceVgpuCapability(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl DeviceVgpuCapability {
     /// Query whether the fractional vGPU profiles on this GPU can be used in multi-vGPU configurations
     ///
@@ -232,7 +236,11 @@ impl core::fmt::Display for DeviceVgpuCapability {
 #[doc(alias = "nvmlGpuVirtualizationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuVirtualizationMode(pub u32);
+pub struct GpuVirtualizationMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GpuVirtualizationMode {
     /// Represents Bare Metal GPU
     ///
@@ -299,7 +307,11 @@ impl core::fmt::Display for GpuVirtualizationMode {
 #[doc(alias = "nvmlGridLicenseFeatureCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GridLicenseFeatureCode(pub u32);
+pub struct GridLicenseFeatureCode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl GridLicenseFeatureCode {
     /// Unknown
     ///
@@ -381,7 +393,11 @@ impl core::fmt::Display for GridLicenseFeatureCode {
 #[doc(alias = "nvmlHostVgpuMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct HostVgpuMode(pub u32);
+pub struct HostVgpuMode(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl HostVgpuMode {
     /// Non SR-IOV mode
     ///
@@ -421,7 +437,11 @@ impl core::fmt::Display for HostVgpuMode {
 #[doc(alias = "nvmlVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuCapability(pub u32);
+pub struct VgpuCapability(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuCapability {
     /// P2P over NVLink is supported
     ///
@@ -490,7 +510,11 @@ impl core::fmt::Display for VgpuCapability {
 #[doc(alias = "nvmlVgpuDriverCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuDriverCapability(pub u32);
+pub struct VgpuDriverCapability(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuDriverCapability {
     /// Supports mixing of different vGPU profiles within one guest VM
     ///
@@ -545,7 +569,11 @@ impl core::fmt::Display for VgpuDriverCapability {
 #[doc(alias = "nvmlVgpuGuestInfoState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuGuestInfoState(pub u32);
+pub struct VgpuGuestInfoState(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuGuestInfoState {
     /// Guest-dependent fields uninitialized
     ///
@@ -591,7 +619,11 @@ impl core::fmt::Display for VgpuGuestInfoState {
 #[doc(alias = "nvmlVgpuVmIdType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmIdType(pub u32);
+pub struct VgpuVmIdType(
+    /// The value as the C enum numbers it: one of the constants, or a value the header
+    /// does not name.
+    pub u32,
+);
 impl VgpuVmIdType {
     /// VM ID represents DOMAIN ID
     ///

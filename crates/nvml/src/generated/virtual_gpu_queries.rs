@@ -159,7 +159,6 @@ impl<'n> Device<'n> {
     /// Set the desirable vGPU capability of a device
     ///
     /// Refer to the [`DeviceVgpuCapability`] structure for the specific capabilities that can be set.
-    /// See [`EnableState`] for available state.
     ///
     /// # Arguments
     ///
@@ -188,14 +187,14 @@ impl<'n> Device<'n> {
     }
     /// Enable or disable vGPU heterogeneous mode for the device.
     ///
-    /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
+    /// When in heterogeneous mode, a vGPU can concurrently host timesliced `v_gp_us` with differing framebuffer sizes.
     ///
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
     /// set will fail with error [`Error::InUse`] if any vGPU instance is active on the device. The caller of this API
     /// is expected to shutdown the vGPU VMs and retry setting the `mode`.
     /// On KVM platform, setting heterogeneous mode is allowed, if no MDEV device is created on the device, else will fail
     /// with same error [`Error::InUse`].
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `p_heterogeneous_mode`-\>mode.
     ///
     /// # Arguments
     ///
@@ -286,10 +285,10 @@ impl<'n> Device<'n> {
     }
     /// Get the vGPU heterogeneous mode for the device.
     ///
-    /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
+    /// When in heterogeneous mode, a vGPU can concurrently host timesliced `v_gp_us` with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
+    /// On successful return, the function returns `p_heterogeneous_mode`-\>mode with the current vGPU heterogeneous mode.
+    /// `p_heterogeneous_mode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
     /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
     ///
@@ -345,7 +344,7 @@ impl<'n> Device<'n> {
 impl<'n> VgpuInstance<'n> {
     /// Query the placement ID of active vGPU instance.
     ///
-    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-\>placementId
+    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `p_placement`-\>`placement_id`
     /// else [`sys::NVML_INVALID_VGPU_PLACEMENT_ID`] is returned.
     ///
     /// Returns vGPU placement ID structure [`VgpuPlacementId`].

@@ -45,13 +45,16 @@ pub struct MemoryLimits {
 /// One (link, sample type) slot of [`Device::nvlink_telemetry_samples`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NvlinkTelemetryRequest {
+    /// The link, below [`crate::NVLINK_MAX_LINKS`].
     pub link_id: u32,
+    /// What to sample on it.
     pub sample_type: NvlinkTelemetrySampleType,
 }
 
 /// The samples of one requested slot, or why there are none.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NvlinkTelemetry {
+    /// The slot asked for.
     pub request: NvlinkTelemetryRequest,
     /// About one sample per 100 ms, oldest first; the slot's own error when it failed.
     pub samples: Result<Vec<u64>, Error>,

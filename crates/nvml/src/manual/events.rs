@@ -23,7 +23,10 @@ macro_rules! events {
         #[non_exhaustive]
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum Event<'n> {
-            $($(#[$doc])* $variant(Device<'n>),)*
+            $($(#[$doc])* $variant(
+                /// The device the event happened on.
+                Device<'n>,
+            ),)*
             /// A critical XID error ([`EventTypes::XID_CRITICAL_ERROR`]).
             #[doc(alias = "CriticalXidError")]
             XidCriticalError {

@@ -8,12 +8,15 @@ use crate::{Error, GpmMetricId, GpmSample, Nvml};
 /// One metric computed by [`Nvml::gpm_metrics_get`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpmMetric {
+    /// The metric asked for.
     pub id: GpmMetricId,
     /// The value, or this metric's own error.
     pub value: Result<f64, Error>,
-    /// Short name, long name and unit, where the library defines them.
+    /// Short name, where the library defines one.
     pub short_name: Option<String>,
+    /// Long name, where the library defines one.
     pub long_name: Option<String>,
+    /// Unit, where the library defines one.
     pub unit: Option<String>,
 }
 

@@ -120,7 +120,7 @@ impl<'n> Device<'n> {
     /// `last_seen_time_stamp` (CPU microseconds; 0 for every sample the driver keeps).
     ///
     /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo` (size query, then fill); each value
-    /// is typed by the `sampleValType` the driver returns.
+    /// is typed by the value type the driver returns with it.
     ///
     /// # Errors
     ///
@@ -325,6 +325,8 @@ impl<T> MetadataBlob<T> {
         MetadataBlob { bytes, record: std::marker::PhantomData }
     }
 
+    /// The metadata's bytes, the record and its opaque data, as the library wrote them: what
+    /// [`MetadataBlob::from_bytes`] takes back.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }

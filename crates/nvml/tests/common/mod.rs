@@ -8,11 +8,32 @@ use nvml::sys;
 use nvml::Nvml;
 use nvml_mock::testing::{in_child, CHILD_ENV};
 
-/// Builds `lib<name>.so` from `source` compiled against the vendored `nvml.h` (which it
-/// includes): its records have exactly the header's layouts.
+/// The start of a stub compiled against nvml.h: the header, `nvmlInit_v2`, `nvmlShutdown`,
+/// device 0 (the address of `device`) and its GPU instances (all `gpu_instance`).
+const HOST_PRELUDE: &str = r#"
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <stddef.h>
+#include <string.h>
+#include "nvml.h"
+static int device, gpu_instance;
+nvmlReturn_t nvmlInit_v2(void) { return NVML_SUCCESS; }
+nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) {
+    if (i != 0) return NVML_ERROR_INVALID_ARGUMENT;
+    *d = (nvmlDevice_t)&device;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gi) {
+    *gi = (nvmlGpuInstance_t)&gpu_instance;
+    return NVML_SUCCESS;
+}
+"#;
+
+/// Builds `lib<name>.so` from `source` after [`HOST_PRELUDE`], compiled against the vendored
+/// `nvml.h`: its records have exactly the header's layouts.
 pub fn stub_with_header(name: &str, source: &str) -> PathBuf {
     let headers = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers").join(sys::HEADER_VERSION);
-    build(name, source, &[format!("-I{}", headers.display())])
+    build(name, &format!("{HOST_PRELUDE}{source}"), &[format!("-I{}", headers.display())])
 }
 
 pub fn build(name: &str, source: &str, args: &[String]) -> PathBuf {

@@ -203,7 +203,7 @@ fn legacy_clique(mut v: J) -> J {
             .map(|e| e["id"].clone())
     });
     if let (Some(id), J::Object(m)) = (unicast, &mut v) {
-        m.insert("cliqueId".into(), id);
+        m.insert("clique_id".into(), id);
     }
     v
 }
@@ -389,7 +389,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetFanSpeed", |c, o, a| c.dev(o)?.fan_speed().map(j)),
     e!("nvmlDeviceGetFanSpeed_v2", |c, o, a| c.dev(o)?.fan_speed_of(a.u("fan")).map(j)),
     e!("nvmlDeviceGetTargetFanSpeed", |c, o, a| c.dev(o)?.target_fan_speed(a.u("fan")).map(j)),
-    e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(j)),
+    e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(|p| j(p.0))),
     // pynvml returns the record's `speed`.
     e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(a.u("fan")).map(j)),
     e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y, .. }| json!([x, y]))),
@@ -477,7 +477,7 @@ pub static TABLE: &[Entry] = &[
         ("inBandEnableRequest", lk!(EnableState)), ("featureAllowedByAdmin", lk!(EnableState)),
         ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
     e!("nvmlDeviceGetBridgeChipInfo", |c, o, a| c.dev(o)?.bridge_chip_info().map(|v| fix(j(v), &[("type", lk!(BridgeChipType))]))),
-    e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("featureCode", lk!(GridLicenseFeatureCode))]))),
+    e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("feature_code", lk!(GridLicenseFeatureCode))]))),
     e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profiles_info().map(j)),
     e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_current_profiles().map(j)),
     e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
@@ -494,9 +494,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetEncoderCapacity", |c, o, a| c.dev(o)?.encoder_capacity(EncoderType(a.u("query"))).map(j)),
     // The header's three out-parameters: sessionCount, averageFps, averageLatency.
     e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z, .. }| json!([x, y, z]))),
-    e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
+    e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codec_type", lk!(EncoderType))]))),
     e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
-    e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
+    e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("session_type", lk!(FBCSessionType))]))),
     e!("nvmlDeviceGetComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
     e!("nvmlDeviceGetComputeRunningProcesses_v2", faults &["nvmlDeviceGetComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.running_compute_processes().map(j)),
     e!("nvmlDeviceGetGraphicsRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.running_graphics_processes().map(j)),
@@ -529,7 +529,7 @@ pub static TABLE: &[Entry] = &[
         })
     }),
     e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nvlink_state(a.u("link")).map(|v| j(v as u32))),
-    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nvlink_remote_pci_info(a.u("link")).map(j)),
     e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nvlink_remote_device_type(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nvlink_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
@@ -561,24 +561,24 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpmSampleFree", |c, o, a| { let s = c.gpm.borrow_mut().remove(o).expect("allocated"); s.free().map(|_| J::Null) }),
 
     // MIG: GPU instances and compute instances.
-    e!("nvmlDeviceGetGpuInstanceProfileInfoV", newest, |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
-    e!("nvmlDeviceGetGpuInstanceProfileInfo", faults &["nvmlDeviceGetGpuInstanceProfileInfoV"], |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
+    e!("nvmlDeviceGetGpuInstanceProfileInfoV", newest, |c, o, a| c.dev(o)?.gpu_instance_profile_info(GpuInstanceProfile(a.u("profile"))).map(j)),
+    e!("nvmlDeviceGetGpuInstanceProfileInfo", faults &["nvmlDeviceGetGpuInstanceProfileInfoV"], |c, o, a| c.dev(o)?.gpu_instance_profile_info(GpuInstanceProfile(a.u("profile"))).map(j)),
     e!("nvmlDeviceGetGpuInstanceProfileInfoByIdV", |c, o, a| c.dev(o)?.gpu_instance_profile_info_by_id(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstanceRemainingCapacity", |c, o, a| c.dev(o)?.gpu_instance_remaining_capacity(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstancePossiblePlacements_v2", newest, |c, o, a| c.dev(o)?.gpu_instance_possible_placements(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstances", |c, o, a| c.dev(o)?.gpu_instances(a.u("profileId"))?.iter().map(gitok).collect::<Result<Vec<_>, _>>().map(J::Array)),
     e!("nvmlDeviceGetGpuInstanceById", |c, o, a| gitok(&c.dev(o)?.gpu_instance_by_id(a.u("id"))?)),
     e!("nvmlGpuInstanceGetInfo", |c, o, a| c.gi(o)?.info().map(|v| with(j(&v), &[("device", c.raw_dev(v.device))]))),
-    e!("nvmlGpuInstanceGetComputeInstanceProfileInfoV", newest, |c, o, a| c.gi(o)?.compute_instance_profile_info(a.u("profile"), a.u("engine")).map(j)),
-    e!("nvmlGpuInstanceGetComputeInstanceProfileInfo", faults &["nvmlGpuInstanceGetComputeInstanceProfileInfoV"], |c, o, a| c.gi(o)?.compute_instance_profile_info(a.u("profile"), a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstanceProfileInfoV", newest, |c, o, a| c.gi(o)?.compute_instance_profile_info(ComputeInstanceProfile(a.u("profile")), ComputeInstanceEngineProfile(a.u("engine"))).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstanceProfileInfo", faults &["nvmlGpuInstanceGetComputeInstanceProfileInfoV"], |c, o, a| c.gi(o)?.compute_instance_profile_info(ComputeInstanceProfile(a.u("profile")), ComputeInstanceEngineProfile(a.u("engine"))).map(j)),
     e!("nvmlGpuInstanceGetComputeInstanceRemainingCapacity", |c, o, a| c.gi(o)?.compute_instance_remaining_capacity(a.u("profileId")).map(j)),
     e!("nvmlGpuInstanceGetComputeInstancePossiblePlacements", |c, o, a| c.gi(o)?.compute_instance_possible_placements(a.u("profileId")).map(j)),
     e!("nvmlGpuInstanceGetComputeInstances", |c, o, a| c.gi(o)?.compute_instances(a.u("profileId"))?.iter().map(citok).collect::<Result<Vec<_>, _>>().map(J::Array)),
     e!("nvmlGpuInstanceGetComputeInstanceById", |c, o, a| citok(&c.gi(o)?.compute_instance_by_id(a.u("id"))?)),
     e!("nvmlComputeInstanceGetInfo_v2", newest, |c, o, a| c.ci(o)?.info().map(|v| with(j(&v), &[("device", c.raw_dev(v.device)), ("gpuInstance", json!(if v.gpu_instance.is_null() { None } else { Some("handle") }))]))),
     e!("nvmlGpuInstanceGetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
-    e!("nvmlGpuInstanceGetVgpuSchedulerState_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerLog_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_state(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_log(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
     e!("nvmlGpuInstanceGetCreatableVgpus", |c, o, a| c.gi(o)?.creatable_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
     e!("nvmlGpuInstanceGetActiveVgpus", |c, o, a| c.gi(o)?.active_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
 
@@ -590,8 +590,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetVgpuSchedulerState", |c, o, a| c.dev(o)?.vgpu_scheduler_state_legacy().map(j)),
     e!("nvmlDeviceGetVgpuSchedulerLog", |c, o, a| c.dev(o)?.vgpu_scheduler_log_legacy().map(j)),
     e!("nvmlDeviceGetVgpuSchedulerCapabilities", |c, o, a| c.dev(o)?.vgpu_scheduler_capabilities().map(j)),
-    e!("nvmlDeviceGetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
-    e!("nvmlDeviceGetVgpuSchedulerLog_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_state(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
+    e!("nvmlDeviceGetVgpuSchedulerLog_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_log(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
@@ -643,7 +643,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetGpuPciId", |c, o, a| c.vgpu(o).gpu_pci_id().map(j)),
     e!("nvmlVgpuInstanceGetPlacementId", |c, o, a| c.vgpu(o).placement_id().map(|v| j(v.placement_id))),
     e!("nvmlVgpuInstanceGetRuntimeStateSize", |c, o, a| c.vgpu(o).runtime_state_size().map(j)),
-    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guestInfoState", lk!(VgpuGuestInfoState))]))),
+    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guest_info_state", lk!(VgpuGuestInfoState))]))),
     e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v as u32))),
     e!("nvmlVgpuInstanceGetAccountingPids", |c, o, a| c.vgpu(o).accounting_pids().map(j)),
     e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),
@@ -712,7 +712,7 @@ pub static TABLE: &[Entry] = &[
     // The method has no parameter for the temperature to set (`temp` is read as an output).
     e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold")), a.get_i32("temp")).map(|_| J::Null)),
     e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed(a.u("fan")).map(|_| J::Null)),
-    e!("nvmlDeviceSetFanControlPolicy", |c, o, a| c.dev(o)?.set_fan_control_policy(a.u("fan"), a.u("policy")).map(|_| J::Null)),
+    e!("nvmlDeviceSetFanControlPolicy", |c, o, a| c.dev(o)?.set_fan_control_policy(a.u("fan"), FanControlPolicy(a.u("policy"))).map(|_| J::Null)),
     e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed(a.u("fan"), a.u("speed")).map(|_| J::Null)),
     e!("nvmlDeviceSetCpuAffinity", |c, o, a| c.dev(o)?.set_cpu_affinity().map(|_| J::Null)),
     e!("nvmlDeviceClearCpuAffinity", |c, o, a| c.dev(o)?.clear_cpu_affinity().map(|_| J::Null)),
@@ -748,7 +748,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&{ let mut v = DevicePowerMizerModes::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_legacy(&{ let mut v = VgpuSchedulerSetState::default(); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = VgpuSchedulerEngineType(a.u("engine")); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
     e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
@@ -762,12 +762,12 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&{ let mut v = VgpuVersion::default(); v.min_version = a.u("min"); v.max_version = a.u("max"); v }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(VgpuSchedulerEngineType(a.u("engine"))).map(|v| fix(j(v), &[("engine_id", lk!(VgpuSchedulerEngineType))]))),
     e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
     e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&{ let mut v = VgpuHeterogeneousMode::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_legacy(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_legacy(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = VgpuSchedulerEngineType(a.u("engine")); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = VgpuSchedulerEngineType(a.u("engine")); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
     e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &{ let mut v = GpuInstancePlacement::default(); v.start = a.u("start"); v.size = a.u("size"); v })?)),
     e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &{ let mut v = ComputeInstancePlacement::default(); v.start = a.u("start"); v.size = a.u("size"); v })?)),
     e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data(a.u("index"))).map(j)),

@@ -177,7 +177,7 @@ def with_scheduler_params(struct):
     u = struct.schedulerParams
     member = {n.NVML_VGPU_SCHEDULER_ARR_ENABLE: "vgpuSchedDataWithARR",
               n.NVML_VGPU_SCHEDULER_ARR_DISABLE: "vgpuSchedData"}.get(struct.arrMode)
-    d["schedulerParams"] = {member: norm(getattr(u, member))} if member else {"tag": struct.arrMode, "bytes": list(bytes(u))}
+    d["schedulerParams"] = {member: norm(getattr(u, member))} if member else {"Unknown": {"tag": struct.arrMode, "bytes": list(bytes(u))}}
     return d
 
 

@@ -23,7 +23,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 use crate::commands::update_header::{update_header, Updated, Wanted};
-use crate::diff::{HeaderDiff, Keep, SafeApi};
+use crate::diff::{listing, Breaking, HeaderDiff, Keep, SafeApi};
 use crate::fetch::headers::{self, available};
 use crate::fetch::Pip;
 use crate::pipeline::{self, Inputs, Planned};
@@ -233,7 +233,24 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
     let new = planned(&header)?;
     let old_api = old.as_ref().and_then(|p| SafeApi::of(p).ok());
     let new_api = SafeApi::of(&new)?;
-    let bumped = bump(&diff, &before)?;
+    // What the crate's own changes (rules, generator, code written by hand) break of the last
+    // release's API, which its listing keeps; a release that wrote none compares nothing.
+    let src = tree.join(SAFE_SRC);
+    let nvmlkit = PACKAGES.iter().position(|p| p.name == "nvmlkit");
+    let own_breaks = match nvmlkit.and_then(|i| before.get(i)) {
+        Some(r) if src.is_dir() => match listing::released(tree, &r.version.to_string())? {
+            Some(old) => listing::breaks(&old, &SafeApi::of_sources(&src)?),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let bumped = bump(&diff, &before, &own_breaks)?;
+    // The listing of this release, which the next one compares with.
+    if let (Some(b), true) = (bumped.iter().find(|b| b.package == "nvmlkit"), src.is_dir()) {
+        let dir = tree.join(listing::DIR);
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write(&dir.join(format!("{}.txt", b.to)), &listing::write(&SafeApi::of_sources(&src)?))?;
+    }
     for b in &bumped {
         println!("{:<13} {} → {}  ({}: {})", b.package, b.from, b.to, b.verdict.as_str(), b.why);
     }
@@ -329,9 +346,13 @@ fn package(stage: &Stage, bumped: &[Bumped]) -> Result<()> {
     run_in(stage, "`cargo publish --dry-run`", &cargo, &args)
 }
 
+/// The safe crate's sources, below the workspace root.
+const SAFE_SRC: &str = "crates/nvml/src";
+
 /// Each package's release, in dependency order: its own verdict, raised to major when a
-/// package whose types it shows makes a breaking release.
-fn bump(diff: &HeaderDiff, before: &[Released]) -> Result<Vec<Bumped>> {
+/// package whose types it shows makes a breaking release, and for nvmlkit when its own
+/// changes break the last release's API (`own_breaks`, against that release's listing).
+fn bump(diff: &HeaderDiff, before: &[Released], own_breaks: &[Breaking]) -> Result<Vec<Bumped>> {
     let mut out: Vec<Bumped> = Vec::new();
     for (p, r) in PACKAGES.iter().zip(before) {
         let (mut verdict, mut why) = match p.name {
@@ -355,7 +376,19 @@ fn bump(diff: &HeaderDiff, before: &[Released]) -> Result<Vec<Bumped>> {
                 };
                 (v, why)
             }
-            _ => versions::safe_verdict(diff)?,
+            _ => {
+                let (v, why) = versions::safe_verdict(diff)?;
+                match own_breaks.len() {
+                    0 => (v, why),
+                    n => (
+                        Verdict::Major,
+                        format!(
+                            "{why}; {n} change(s) of the crate itself break {}'s API (`cargo xtask api --since {}` lists them)",
+                            r.version, r.version
+                        ),
+                    ),
+                }
+            }
         };
         for dep in p.exposes {
             if out.iter().any(|b| b.package == *dep && b.verdict == Verdict::Major) && verdict != Verdict::Major {

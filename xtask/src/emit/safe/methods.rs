@@ -414,9 +414,14 @@ impl Gen<'_> {
         let mut tries = Vec::new();
         for c in &m.calls {
             let (sym, a, bytes) = (ident(&c.symbol), call_args(c)?, elem(c)?);
+            // The size query is read as the list's method reads it (one answer, one length).
+            let probe = c.params.iter().find_map(|p| match p.role {
+                Role::Count { probe: probe @ (Probe::Null | Probe::NullSizeError) } => Some(probe_tokens(probe)),
+                _ => None,
+            })?;
             tries.push(quote! {
                 if let Ok(sym) = lib.#sym() {
-                    match ffi::count_of(#bytes, |count| call!(sym(#(#a),*))) {
+                    match ffi::count_of(#probe, #bytes, |count| call!(sym(#(#a),*))) {
                         Err(e @ Error::FunctionNotFound(_)) => missing = e,
                         result => return result,
                     }
@@ -543,7 +548,7 @@ impl Gen<'_> {
             let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
             let mut docs = self.names.links.apply(&docs);
             if let Role::Out(Val::Bool(_)) = &p.role {
-                docs = rustdoc::yes_no_as_bool(&docs);
+                docs = doc::in_rust_terms(&rustdoc::yes_no_as_bool(&docs), &BTreeMap::new());
             }
             let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
             quote!(#docs pub #fname: #t)
@@ -554,7 +559,7 @@ impl Gen<'_> {
             .iter()
             .filter(|p| self.traits(&p.role).1)
             .map(|p| {
-                let (key, fname) = (p.name.as_str(), ident(&snake(&p.name)));
+                let (key, fname) = (super::types::serde_key(&p.name), ident(&snake(&p.name)));
                 quote!(st.serialize_field(#key, &self.#fname)?;)
             })
             .collect();
@@ -614,6 +619,31 @@ impl Gen<'_> {
         rustdoc::Params { rust }
     }
 
+    /// The C names a method's texts use, in Rust terms (for `doc::in_rust_terms`): its
+    /// arguments and the handle, its outputs by the Rust names of the values returned, the
+    /// fields of records and other functions' parameters by their Rust names; `None` for a count
+    /// or a length the method passes itself.
+    fn rust_names(&self, m: &Method) -> BTreeMap<String, Option<String>> {
+        let mut c_names = self.params(m).rust;
+        // An output reads as the Rust name of the value returned (`boardId` → `board_id`); the
+        // sentences on a count or a length, which the method passes itself, go.
+        for p in &m.calls[0].params {
+            let passed =
+                matches!(p.role, Role::Count { .. } | Role::CappedCount | Role::SizedLen { .. } | Role::StrLen { .. });
+            if let (Some(None), false) = (c_names.get(&p.name), passed) {
+                c_names.insert(p.name.clone(), Some(format!("`{}`", snake(&p.name))));
+            }
+        }
+        let records = self.b.model.records.values().flat_map(|r| r.fields.iter().map(|fl| &fl.name));
+        // Other functions' parameters ("the `accessibleDevices` that nvmlDeviceGetCount returns")
+        // read as Rust names too.
+        let params = self.b.model.functions.values().flat_map(|g| g.params.iter().map(|p| &p.name));
+        for n in records.chain(params).filter(|n| n.chars().any(|c| c.is_ascii_uppercase())) {
+            c_names.entry(n.clone()).or_insert_with(|| Some(format!("`{}`", snake(n))));
+        }
+        c_names
+    }
+
     /// The method's description: the function's comment without its C parameters and return
     /// codes and without what only a C caller does (fill a record's `version`, the C examples),
     /// its C names as links to the Rust items, then the method's arguments by their Rust names.
@@ -627,7 +657,9 @@ impl Gen<'_> {
             .and_then(|older| self.b.model.functions.get(older))
             .unwrap_or(f);
         let text = described.doc.as_deref().map(doc::description).unwrap_or_default();
-        let mut text = self.names.links.apply(&rustdoc::without_c_usage(&text));
+        let c_names = self.rust_names(m);
+        let rust_terms = |md: &str| doc::in_rust_terms(md, &c_names);
+        let mut text = rust_terms(&self.names.links.apply(&rustdoc::without_c_usage(&text)));
         let described: Vec<String> = args(&m.calls[0], self.io)
             .into_iter()
             .filter_map(|(c, arg)| {
@@ -638,7 +670,7 @@ impl Gen<'_> {
                     }
                     _ => f.docs.param(c)?.text.clone(),
                 };
-                let mut text = self.names.links.apply(&doc::inline_text(&text));
+                let mut text = rust_terms(&self.names.links.apply(&doc::inline_text(&text)));
                 if let Arg::Optional(_) = arg {
                     text.push_str(" `None` passes the header's `0` (see above).");
                 }
@@ -646,13 +678,21 @@ impl Gen<'_> {
             })
             .collect();
         if let Some(returns) = self.returns_doc(m, f) {
-            text.push_str(&format!("\n\n{}", self.names.links.apply(&returns)));
+            let returns = rust_terms(&self.names.links.apply(&returns));
+            if !returns.is_empty() {
+                text.push_str(&format!("\n\n{returns}"));
+            }
+        }
+        // What reads better in Rust, which the rules say.
+        if let Some(see) = self.b.see_also.get(&m.calls[0].symbol) {
+            text.push_str(&format!("\n\n{}", see.trim()));
         }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
         }
         if m.calls[0].params.iter().any(|p| matches!(&p.role, Role::In(Val::Bool(_)) | Role::Out(Val::Bool(_)))) {
-            text = rustdoc::yes_no_as_bool(&text);
+            // The `true` and `false` it writes for the header's constants read in Rust terms too.
+            text = rust_terms(&rustdoc::yes_no_as_bool(&text));
         }
         doc::lines(&text)
     }
@@ -743,7 +783,19 @@ impl Gen<'_> {
         if lists {
             lines.push("- [`Error::Implausible`] if the library answers a count no real list has".to_string());
         }
-        lines.join("\n")
+        // The C names left in the conditions (`cpuSetSize == 0`), in Rust terms: code for an
+        // argument, plain words for anything else (no code but the method's arguments there).
+        let arguments = self.params(m).rust;
+        let renames: BTreeMap<String, Option<String>> = self
+            .rust_names(m)
+            .into_iter()
+            .filter_map(|(c, r)| {
+                let r = r?;
+                let argument = arguments.get(&c).is_some_and(Option::is_some);
+                Some((c, Some(if argument { r } else { r.trim_matches('`').to_string() })))
+            })
+            .collect();
+        doc::in_rust_terms(&lines.join("\n"), &renames)
     }
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
@@ -1080,14 +1132,7 @@ impl Gen<'_> {
             let t = self.raw_ty(v);
             quote!(core::mem::size_of::<#t>())
         });
-        let probe = match probe {
-            Probe::Null => quote!(ffi::Probe::Null),
-            Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
-            Probe::Capacity(n) => {
-                let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
-                quote!(ffi::Probe::Capacity(#n))
-            }
-        };
+        let probe = probe_tokens(probe);
         quote! {
             let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
                 #(#allocs)*
@@ -1148,6 +1193,18 @@ fn former_method(
         #[inline]
         pub fn #old(#receiver, #(#args),*) -> Result<#ret, Error> {
             self.#current(#(#arg_names),*)
+        }
+    }
+}
+
+/// `ffi::Probe` of the safe crate for a plan's probe.
+fn probe_tokens(probe: Probe) -> TokenStream {
+    match probe {
+        Probe::Null => quote!(ffi::Probe::Null),
+        Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
+        Probe::Capacity(n) => {
+            let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
+            quote!(ffi::Probe::Capacity(#n))
         }
     }
 }

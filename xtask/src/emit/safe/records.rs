@@ -10,7 +10,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{doc_aliases, field_conv, field_ident, from_raw, to_raw, union_eq, union_fields};
+use super::types::{doc_aliases, field_conv, field_ident, from_raw, serde_key, to_raw, union_eq, union_fields};
 use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
@@ -74,12 +74,18 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
     for f in &r.fields {
         let fname = field_ident(&f.name);
         let c = ident(&f.name);
-        let key = f.name.clone();
+        let (key, skey) = (f.name.clone(), serde_key(&f.name));
+        // A field the header does not describe is named by its C name and record.
+        let doc = match value_text(f.doc.as_deref()) {
+            Some(_) => f.doc.clone(),
+            None => Some(format!("\\c {} of \\c {}, which nvml.h does not describe.", f.name, r.name)),
+        };
+        let f_doc = doc.as_deref();
         if tagged.iter().any(|(_, tag)| tag.field() == Some(f.name.as_str())) {
             continue;
         }
         // A union's tag is the enum's: serialised in its place, as the C record has it.
-        if let Some((union_field, tag, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
+        if let Some((union_field, _, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
             let uf = field_ident(union_field);
             out.fields.push(FieldOut {
                 c: f.name.clone(),
@@ -89,7 +95,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                 ty: String::new(),
                 from: TokenStream::new(),
                 to: Box::new(|_| TokenStream::new()),
-                ser: Some(quote!(st.serialize_field(#tag, &self.#uf.tag())?;)),
+                ser: Some(quote!(st.serialize_field(#skey, &self.#uf.tag())?;)),
                 eq: true,
             });
             continue;
@@ -101,8 +107,8 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         if reserved(f) {
             continue;
         }
-        let fdocs = field_docs(names, f.doc.as_deref());
-        let ser = Some(quote!(st.serialize_field(#key, &self.#fname)?;));
+        let fdocs = field_docs(names, f_doc);
+        let ser = Some(quote!(st.serialize_field(#skey, &self.#fname)?;));
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
             let (value_type, tdoc, t) = match tag {
                 ValueTag::Field(t) => {
@@ -118,7 +124,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                     (quote!(value_type), format!(" Read as the `{field}` of the `{record}` that holds it says."), None)
                 }
             };
-            let docs = doc_with_note(names, f.doc.as_deref(), &tdoc);
+            let docs = doc_with_note(names, f_doc, &tdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -138,7 +144,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         }
         if let Some((_, tag, enum_name)) = unions.iter().find(|(v, _, _)| *v == f.name) {
             let (t, e) = (ident(tag), format_ident!("{enum_name}"));
-            let docs = doc_with_note(names, f.doc.as_deref(), &format!(" Read as its `{tag}` says."));
+            let docs = doc_with_note(names, f_doc, &format!(" Read as its `{tag}` says."));
             let eq = b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
             let cc = c.clone();
             out.fields.push(FieldOut {
@@ -162,7 +168,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                 " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
                 members.join(" and ")
             );
-            let docs = doc_with_note(names, f.doc.as_deref(), &bdoc);
+            let docs = doc_with_note(names, f_doc, &bdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -183,7 +189,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             out.fields.push(FieldOut {
                 c: key,
                 ident: Some(fname.clone()),
-                docs: yes_no_docs(names, f.doc.as_deref()),
+                docs: yes_no_docs(names, f_doc),
                 decl: quote!(pub #fname: bool),
                 ty: "bool".into(),
                 from: quote!(r.#c != 0),
@@ -204,7 +210,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             }
             _ => from_raw(b, names, &f.ty, flags.as_deref(), quote!(r.#c)),
         };
-        let ser = conv.serde.then_some(quote!(st.serialize_field(#key, &self.#fname)?;));
+        let ser = conv.serde.then_some(quote!(st.serialize_field(#skey, &self.#fname)?;));
         // A value the header says stands for "none" is `None`.
         let field = match crate::plan::sentinel(&b.model, f) {
             Some(none) => {
@@ -347,7 +353,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
     let mut sers: Vec<&TokenStream> = head.fields.iter().filter_map(|f| f.ser.as_ref()).collect();
     sers.extend(members.iter().filter(|m| m.older.is_some()).filter_map(|m| m.field.ser.as_ref()));
     let n_ser = Literal::usize_unsuffixed(sers.len());
-    let cname = head.record.name.clone();
+    let cname = name.to_string();
     let mut convs = Vec::new();
     for l in &outs {
         convs.push(conversions(b, names, &name, &members.iter().map(|m| m.field).collect::<Vec<_>>(), l, &outs));

@@ -87,6 +87,26 @@ impl Links {
         for c in m.constants.keys() {
             targets.entry(c.clone()).or_insert(format!("sys::{c}"));
         }
+        // A function the header's prose names in the singular ("nvmlGpmMetricGet" for
+        // nvmlGpmMetricsGet) is that function.
+        let singular: Vec<(String, String)> = targets
+            .iter()
+            .filter(|(k, _)| k.starts_with("nvml"))
+            .map(|(k, v)| {
+                let mut s = k.clone();
+                while let Some(i) = s
+                    .char_indices()
+                    .find(|(i, c)| *c == 's' && s[i + 1..].starts_with(|u: char| u.is_ascii_uppercase()))
+                    .map(|(i, _)| i)
+                {
+                    s.remove(i);
+                }
+                (s, v.clone())
+            })
+            .collect();
+        for (k, v) in singular {
+            targets.entry(k).or_insert(v);
+        }
         Links { targets }
     }
 
@@ -112,50 +132,20 @@ impl Links {
     }
 
     fn line(&self, line: &str) -> String {
-        let mut out = String::new();
-        let mut rest = line;
-        while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '`') {
-            out.push_str(&rest[..start]);
-            rest = &rest[start..];
-            let ticked = rest.starts_with('`');
-            let body = if ticked { &rest[1..] } else { rest };
-            let end = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
-            let word = &body[..end];
+        crate::emit::doc::rewrite_names(line, |out, word, ticked, after| {
             // A call in code, `nvmlDeviceGetCpuAffinity()`, is the function too.
-            let call = ticked && body[end..].starts_with("()`");
-            let closes = !ticked || call || body[end..].starts_with('`');
+            let call = ticked && after.starts_with("()`");
+            let closes = !ticked || call || after.starts_with('`');
             // A name inside a link already, or followed by `*` (a family of constants), stays.
             let inside_link = out.ends_with('[') || out.ends_with("[`");
-            let target =
-                (closes && !inside_link && !body[end..].starts_with('*')).then(|| self.targets.get(word)).flatten();
-            match target {
-                Some(t) => {
-                    out.push_str(&format!("[`{t}`]"));
-                    // The call's parentheses would read as an empty link target after the link.
-                    rest = body[end..].strip_prefix("()").unwrap_or(&body[end..]);
-                    if ticked {
-                        rest = &rest[1..];
-                    }
-                }
-                // Code that is more than a name (`nvmlFoo(x)`, `a = b`) stays code, whole.
-                None if ticked => {
-                    let len = body.find('`').map_or(0, |close| close + 1);
-                    out.push('`');
-                    out.push_str(&body[..len]);
-                    rest = &body[len..];
-                }
-                None if end == 0 => {
-                    out.push_str(&rest[..1]);
-                    rest = &rest[1..];
-                }
-                None => {
-                    out.push_str(word);
-                    rest = &body[end..];
-                }
+            if !closes || inside_link || after.starts_with('*') {
+                return None;
             }
-        }
-        out.push_str(rest);
-        out
+            let target = self.targets.get(word)?;
+            // The call's parentheses would read as an empty link target after the link.
+            let skip = if after.starts_with("()") { 2 } else { 0 } + usize::from(ticked);
+            Some((format!("[`{target}`]"), skip))
+        })
     }
 }
 
@@ -542,24 +532,9 @@ pub fn without_null_usage(text: &str) -> String {
     kept.trim_end().to_string()
 }
 
-/// A paragraph's sentences, each with the space or line break after it (so they concatenate
-/// back to the paragraph).
+/// A paragraph's sentences (ending at `.` or `:`), each with the space or line break after it.
 fn sentences(para: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = para.as_bytes();
-    for i in 0..bytes.len() {
-        let ends = matches!(bytes[i], b'.' | b':') && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
-        if ends {
-            let end = (i + 2).min(bytes.len());
-            out.push(&para[start..end]);
-            start = end;
-        }
-    }
-    if start < para.len() {
-        out.push(&para[start..]);
-    }
-    out
+    crate::emit::doc::sentences(para, b".:")
 }
 
 #[cfg(test)]

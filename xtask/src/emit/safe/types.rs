@@ -55,10 +55,19 @@ pub fn error_variant(m: &Model, code: &str) -> Option<String> {
     }
 }
 
-/// Codes whose variant carries what this crate knows beyond the code.
-const PAYLOAD: &[(&str, &str)] = &[
-    ("NVML_ERROR_LIBRARY_NOT_FOUND", "Option<std::sync::Arc<nvml_sys::LoadError>>"),
-    ("NVML_ERROR_FUNCTION_NOT_FOUND", "Option<&'static str>"),
+/// Codes whose variant carries what this crate knows beyond the code: its type and what it
+/// says.
+const PAYLOAD: &[(&str, &str, &str)] = &[
+    (
+        "NVML_ERROR_LIBRARY_NOT_FOUND",
+        "Option<std::sync::Arc<nvml_sys::LoadError>>",
+        "Why the library could not be loaded, where this crate loaded it.",
+    ),
+    (
+        "NVML_ERROR_FUNCTION_NOT_FOUND",
+        "Option<&'static str>",
+        "The symbol the loaded library lacks, where this crate looked it up.",
+    ),
 ];
 
 pub fn error(b: &Bindings) -> TokenStream {
@@ -80,10 +89,11 @@ pub fn error(b: &Bindings) -> TokenStream {
         let c = format_ident!("{}", k.name);
         let docs = doc::attrs(k.doc.as_deref());
         let text = k.doc.as_deref().map(|d| doc::to_markdown(d).replace('\n', " ")).unwrap_or_else(|| k.name.clone());
-        match PAYLOAD.iter().find(|(n, _)| *n == k.name) {
-            Some((_, ty)) => {
+        match PAYLOAD.iter().find(|(n, _, _)| *n == k.name) {
+            Some((_, ty, what)) => {
                 let ty: TokenStream = ty.parse().unwrap_or_default();
-                variants.push(quote!(#docs #v(#ty)));
+                let what = format!(" {what}");
+                variants.push(quote!(#docs #v(#[doc = #what] #ty)));
                 to_code.push(quote!(Error::#v(_) => sys::#c));
                 from_code.push(quote!(sys::#c => Error::#v(None)));
                 messages.push(quote!(Error::#v(_) => #text));
@@ -106,17 +116,26 @@ pub fn error(b: &Bindings) -> TokenStream {
         pub enum Error {
             #(#variants,)*
             /// `NVML_ERROR_UNKNOWN` (999), or a code this header does not know (a newer driver).
-            Unknown(u32),
+            Unknown(
+                /// The code.
+                u32,
+            ),
             /// The library answered what the header rules out, such as a list length no GPU
             /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
             /// is `NVML_ERROR_UNKNOWN`.
-            Implausible(&'static str),
+            Implausible(
+                /// What the library answered.
+                &'static str,
+            ),
             /// A field id (this crate's number, `FieldId.0`) that the running driver's nvml.h
             /// does not have: answered for that field without asking the driver, since the
             /// driver's number for it would name another field or none. Its code is
             /// `NVML_ERROR_INVALID_ARGUMENT`, what a driver answers a field id it does not
             /// know (580.159.04 does, for each such field).
-            FieldNotInDriver(u32),
+            FieldNotInDriver(
+                /// The field id.
+                u32,
+            ),
         }
 
         impl Error {
@@ -182,7 +201,7 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
 /// A `tagged_unions` rule's enum: a variant per member a tag selects, `Unknown` for any other
 /// tag (with the union's bytes), and the conversions from and to the C union and its tag.
 fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &Record) -> TokenStream {
-    let ty = format_ident!("{name}");
+    let (ty, tyname) = (format_ident!("{name}"), name);
     let raw = format_ident!("{}", u.name);
     let mut variants = Vec::new();
     let mut reads = Vec::new();
@@ -196,7 +215,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         let payload = field_conv(b, names, &f.ty, None).ty;
         let which = format!(" The member `{member}`, which the tag `{constant}` selects.");
         let docs = doc_with_note(names, f.doc.as_deref(), &which);
-        variants.push(quote!(#docs #[doc(alias = #member)] #v(#payload)));
+        variants.push(quote!(#docs #[doc(alias = #member)] #v(#[doc = " The member's value."] #payload)));
         let read = from_raw(b, names, &f.ty, None, quote!(union_member!(*raw, #m)));
         reads.push(quote!(if tag == sys::#c as u32 { return #ty::#v(#read); }));
         tags.push(quote!(#ty::#v(_) => sys::#c as u32));
@@ -211,11 +230,11 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
                 quote!(#ty::#v(v) => { #write })
             }
         });
-        sers.push(
-            quote!(#ty::#v(v) => { let mut m = s.serialize_map(Some(1))?; m.serialize_entry(#member, v)?; m.end() }),
-        );
+        let (variant, index) = (v.to_string(), Literal::u32_unsuffixed(sers.len() as u32));
+        sers.push(quote!(#ty::#v(v) => s.serialize_newtype_variant(#tyname, #index, #variant, v),));
         picks.push(format!("`{constant}` selects [`{name}::{v}`]"));
     }
+    let unknown_index = Literal::u32_unsuffixed(sers.len() as u32);
     let note = format!(
         " Read through its tag: {}; any other tag is [`{name}::Unknown`], which keeps the union's bytes.",
         picks.join(", ")
@@ -237,7 +256,12 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
             #(#variants,)*
             /// A tag for which nvml.h names no member (or one newer than the header): the tag and
             /// the union's bytes as the library wrote them, never read as a member.
-            Unknown { tag: u32, bytes: Vec<u8> },
+            Unknown {
+                /// The tag the library wrote.
+                tag: u32,
+                /// The union's bytes as the library wrote them.
+                bytes: Vec<u8>,
+            },
         }
 
         impl #ty {
@@ -275,15 +299,16 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
             }
         }
 
-        /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+        /// As a derive writes an enum: the member the tag selects as `{Variant: value}`, an
+        /// unknown tag as `{"Unknown": {tag, bytes}}`.
         #[cfg(feature = "serde")]
         impl serde::Serialize for #ty {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                use serde::ser::{SerializeMap, SerializeStruct};
+                use serde::ser::SerializeStructVariant;
                 match self {
                     #(#sers)*
                     #ty::Unknown { tag, bytes } => {
-                        let mut st = s.serialize_struct("Unknown", 2)?;
+                        let mut st = s.serialize_struct_variant(#tyname, #unknown_index, "Unknown", 2)?;
                         st.serialize_field("tag", tag)?;
                         st.serialize_field("bytes", bytes)?;
                         st.end()
@@ -352,7 +377,11 @@ fn open_enum(b: &Bindings, e: &crate::model::Enum, names: &Names) -> TokenStream
         #(#aliases)*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
         #[repr(transparent)]
-        pub struct #name(pub #repr);
+        pub struct #name(
+            /// The value as the C enum numbers it: one of the constants, or a value the header
+            /// does not name.
+            pub #repr,
+        );
 
         impl #name {
             #(#consts)*
@@ -412,7 +441,9 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         let p = std::iter::once(prefix).chain(rule.aliases.iter().map(String::as_str)).find(|p| n.starts_with(p));
         let k = format_ident!("{}", prefixed_name(n, p.unwrap_or("")));
         let c = format_ident!("{n}");
-        let docs = doc::attrs(*d);
+        // A bit the header does not describe is named by its `#define`.
+        let fallback = format!("\\c {n} of nvml.h, which the header does not describe.");
+        let docs = doc::attrs(Some(d.unwrap_or(&fallback)));
         quote!(#docs const #k = sys::#c as #repr;)
     });
     let d = format!("Bit flags `{prefix}*` of nvml.h. Bits the header does not name are kept.");
@@ -487,7 +518,11 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         #(#aliases)*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
         #[repr(transparent)]
-        pub struct #ty(pub #repr);
+        pub struct #ty(
+            /// The value as nvml.h's `#define`s number it: one of the constants, or a value the
+            /// header does not name.
+            pub #repr,
+        );
 
         impl #ty {
             #(#consts)*
@@ -549,14 +584,14 @@ pub(super) fn human(constant: &str) -> String {
         })
     };
     // Abbreviations longer than three letters; words of three letters or fewer are ones but
-    // for these English words.
+    // for these English words and names (the Ada architecture).
     // A performance state is `P0`, as nvidia-smi writes it.
     if let Some(n) = constant.strip_prefix("PSTATE_").filter(|n| n.chars().all(|c| c.is_ascii_digit())) {
         return format!("P{n}");
     }
     let abbreviations = ["NVIDIA", "TITAN", "GRID", "SRAM", "DRAM", "BAR1", "WDDM", "MCDM", "UUID", "NUMA", "HBM3"];
     let words =
-        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO"];
+        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO", "ADA"];
     constant
         .split('_')
         .filter(|w| !w.is_empty())
@@ -737,6 +772,13 @@ pub fn field_ident(c: &str) -> proc_macro2::Ident {
     ident(&snake(c))
 }
 
+/// The key a field of C name `c` has in `serde` output: its Rust name (`busIdLegacy` →
+/// `bus_id_legacy`, `type` → `type`), as a derive would write it.
+pub fn serde_key(c: &str) -> String {
+    let id = field_ident(c).to_string();
+    id.strip_prefix("r#").map(str::to_string).unwrap_or(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::human;
@@ -748,6 +790,7 @@ mod tests {
             "NVIDIA_RTX",
             "GEFORCE_RTX",
             "HOPPER",
+            "ADA",
             "PSTATE_3",
             "TX_BYTES",
             "PCIE",
@@ -764,6 +807,7 @@ mod tests {
                 "NVIDIA RTX",
                 "GeForce RTX",
                 "Hopper",
+                "Ada",
                 "P3",
                 "TX Bytes",
                 "PCIe",

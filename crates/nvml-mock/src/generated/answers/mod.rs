@@ -85,6 +85,10 @@ pub use device_queries_processes_utilization::*;
 mod device_structs;
 #[allow(unused_imports)]
 pub use device_structs::*;
+/// Device Structs: perf metrics.
+mod device_structs_perf_metrics;
+#[allow(unused_imports)]
+pub use device_structs_perf_metrics::*;
 /// Encoder Structs.
 mod encoder_structs;
 #[allow(unused_imports)]

@@ -103,7 +103,7 @@ pub static FUNCTIONS: [FunctionSchema; 24usize] = [
         outputs: &[
             Output {
                 name: "policy",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
                 shape: Shape::Value,
             },
         ],

@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's records (and unions) those values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 45usize] = [
+pub static RECORDS: [RecordSchema; 29usize] = [
     RecordSchema {
         name: "nvmlBAR1Memory_st",
         union: false,
@@ -128,16 +128,6 @@ pub static RECORDS: [RecordSchema; 45usize] = [
             Field {
                 name: "target",
                 ty: T::Enum("nvmlCoolerTarget_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlCoreRailMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "rails",
-                ty: T::Array(&T::Record("nvmlRailMetrics_t"), 2),
             },
         ],
     },
@@ -364,39 +354,6 @@ pub static RECORDS: [RecordSchema; 45usize] = [
         ],
     },
     RecordSchema {
-        name: "nvmlObservedMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "initialDramclkEst",
-                ty: T::Array(
-                    &T::Record("nvmlPwrModelMetricsDlppm1xDramclkEstimates_t"),
-                    3,
-                ),
-            },
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "coreRail",
-                ty: T::Record("nvmlCoreRailMetrics_t"),
-            },
-            Field {
-                name: "fbRail",
-                ty: T::Record("nvmlRailMetrics_t"),
-            },
-            Field {
-                name: "tgpPwrTuple",
-                ty: T::Record("nvmlPmgrPwrTuple_t"),
-            },
-            Field {
-                name: "perfMetrics",
-                ty: T::Record("nvmlPwrModelMetricsDlppm1xPerf_t"),
-            },
-        ],
-    },
-    RecordSchema {
         name: "nvmlPciInfoExt_v1_t",
         union: false,
         fields: &[
@@ -487,92 +444,6 @@ pub static RECORDS: [RecordSchema; 45usize] = [
         ],
     },
     RecordSchema {
-        name: "nvmlPerfMetricControllerSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "controllerType",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "data",
-                ty: T::Union("nvmlPerfMetricControllerSample_t_data"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricControllerSample_t_data",
-        union: true,
-        fields: &[
-            Field {
-                name: "dlppc2x",
-                ty: T::Record("nvmlPerfMetricsDlppc2xSample_t"),
-            },
-            Field {
-                name: "pfpp1x",
-                ty: T::Record("nvmlPerfMetricsPfpp1xSample_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsDlppc2xSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "observedMetrics",
-                ty: T::Record("nvmlObservedMetrics_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsPfpp1xSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Record("nvmlPwrModelMetricsPfpp1x_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numControllerData",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "controllerData",
-                ty: T::Array(&T::Record("nvmlPerfMetricControllerSample_t"), 4),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsSamples_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numSamples",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "samples",
-                ty: T::Array(&T::Record("nvmlPerfMetricsSample_t"), 13),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPmgrPwrTuple_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "pwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
         name: "nvmlProcessInfo_v1_st",
         union: false,
         fields: &[
@@ -605,128 +476,6 @@ pub static RECORDS: [RecordSchema; 45usize] = [
             Field {
                 name: "computeInstanceId",
                 ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Array(&T::Record("nvmlPwrModelMetricsDlppm1x_t"), 8),
-            },
-            Field {
-                name: "numEstimatedMetrics",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1xPerf_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "perfms",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "coreRail",
-                ty: T::Record("nvmlCoreRailMetrics_t"),
-            },
-            Field {
-                name: "fbRail",
-                ty: T::Record("nvmlRailMetrics_t"),
-            },
-            Field {
-                name: "tgpPwrTuple",
-                ty: T::Record("nvmlPmgrPwrTuple_t"),
-            },
-            Field {
-                name: "perfMetrics",
-                ty: T::Record("nvmlPwrModelMetricsDlppm1xPerf_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsPfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numVfPoints",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Array(&T::Record("nvmlPwrModelMetricsSamplePfpp1x_t"), 32),
-            },
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "maxPerfPerWattPoint",
-                ty: T::Record("nvmlPwrModelOperatingPointPfpp1x_t"),
-            },
-            Field {
-                name: "fmaxAtVmaxPoint",
-                ty: T::Record("nvmlPwrModelOperatingPointPfpp1x_t"),
-            },
-            Field {
-                name: "tgpHeadroommW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsSamplePfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 16),
-            },
-            Field {
-                name: "estTgpPwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelOperatingPointPfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlRailMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "utilPct",
-                ty: T::Int { signed: false, bits: 64 },
             },
         ],
     },

@@ -507,12 +507,13 @@ pub static FUNCTIONS: [&[FunctionSchema]; 22usize] = [
 ];
 /// The records (and unions) those functions' values are made of: each area's list,
 /// sorted by name.
-pub static RECORDS: [&[RecordSchema]; 17usize] = [
+pub static RECORDS: [&[RecordSchema]; 18usize] = [
     &accounting_stats::RECORDS,
     &confidential_computing_defs::RECORDS,
     &device_enums::RECORDS,
     &device_queries_power_thermal::RECORDS,
     &device_structs::RECORDS,
+    &device_structs_perf_metrics::RECORDS,
     &encoder_structs::RECORDS,
     &excluded_gpu_queries::RECORDS,
     &fabric_defs::RECORDS,
@@ -527,7 +528,7 @@ pub static RECORDS: [&[RecordSchema]; 17usize] = [
     &vgpu_structs::RECORDS,
 ];
 /// The constants of each enum those values use, sorted by enum name.
-pub static ENUMS: [(&str, &[&str]); 42usize] = [
+pub static ENUMS: [(&str, &[&str]); 43usize] = [
     (
         "nvmlBrandType_enum",
         &[
@@ -768,6 +769,20 @@ pub static ENUMS: [(&str, &[&str]); 42usize] = [
             "NVML_NVLINK_COUNTER_UNIT_BYTES",
             "NVML_NVLINK_COUNTER_UNIT_RESERVED",
             "NVML_NVLINK_COUNTER_UNIT_COUNT",
+        ],
+    ),
+    (
+        "nvmlNvlinkVersion_enum",
+        &[
+            "NVML_NVLINK_VERSION_INVALID",
+            "NVML_NVLINK_VERSION_1_0",
+            "NVML_NVLINK_VERSION_2_0",
+            "NVML_NVLINK_VERSION_2_2",
+            "NVML_NVLINK_VERSION_3_0",
+            "NVML_NVLINK_VERSION_3_1",
+            "NVML_NVLINK_VERSION_4_0",
+            "NVML_NVLINK_VERSION_5_0",
+            "NVML_NVLINK_VERSION_6_0",
         ],
     ),
     (
@@ -1460,7 +1475,7 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1478,7 +1493,7 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1901,11 +1916,11 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -1914,11 +1929,11 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
     ),
@@ -2372,6 +2387,8 @@ pub mod device_queries_power_thermal;
 pub mod device_queries_processes_utilization;
 /// Device Structs.
 pub mod device_structs;
+/// Device Structs: perf metrics.
+pub mod device_structs_perf_metrics;
 /// Encoder Structs.
 pub mod encoder_structs;
 /// Event Handling Methods.

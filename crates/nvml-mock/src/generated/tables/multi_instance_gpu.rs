@@ -115,7 +115,7 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         selectors: &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 0usize,
@@ -153,7 +153,7 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         selectors: &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 0usize,
@@ -257,11 +257,11 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         selectors: &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 0usize,
@@ -280,11 +280,11 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         selectors: &[
             Field {
                 name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 0usize,

@@ -257,7 +257,7 @@ pub static FUNCTIONS: [FunctionSchema; 17usize] = [
         outputs: &[
             Output {
                 name: "version",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Enum("nvmlNvlinkVersion_enum"),
                 shape: Shape::Value,
             },
         ],

@@ -110,7 +110,7 @@ pub static FUNCTIONS: [FunctionSchema; 42usize] = [
         selectors: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 1usize,
@@ -129,7 +129,7 @@ pub static FUNCTIONS: [FunctionSchema; 42usize] = [
         selectors: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 1usize,
@@ -195,7 +195,7 @@ pub static FUNCTIONS: [FunctionSchema; 42usize] = [
         selectors: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 1usize,
@@ -228,7 +228,7 @@ pub static FUNCTIONS: [FunctionSchema; 42usize] = [
         selectors: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
         ],
         record_inputs: 1usize,

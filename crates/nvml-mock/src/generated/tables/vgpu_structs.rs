@@ -417,7 +417,7 @@ pub static RECORDS: [RecordSchema; 24usize] = [
             },
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "schedulerPolicy",
@@ -447,7 +447,7 @@ pub static RECORDS: [RecordSchema; 24usize] = [
         fields: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "schedulerPolicy",
@@ -549,7 +549,7 @@ pub static RECORDS: [RecordSchema; 24usize] = [
             },
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "schedulerPolicy",
@@ -571,7 +571,7 @@ pub static RECORDS: [RecordSchema; 24usize] = [
         fields: &[
             Field {
                 name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
             },
             Field {
                 name: "schedulerPolicy",
