@@ -11,7 +11,8 @@
 //! - `generated/tables/`: the schema of the functions answered from a profile's values, the
 //!   functions that need privilege or an architecture, and those written by hand
 //!   (`gen-config/mock.yaml`); `driver`: driver versions, the branches the history knows, and
-//!   whether a driver has a function (the one place that decides it);
+//!   whether a driver has a function (the one place that decides it); `private`: the runtime
+//!   directory, session files and outputs, which no other user can plant or read;
 //! - `answer`: a profile's function values checked against those tables, and the `Answer`
 //!   interface the generated answers read them through;
 //! - `profile`: loads a profile (and the bases it starts from); `reading`: how a capture reads
@@ -64,8 +65,9 @@
 //! 1. `ffi`, `schema`, `generated::names`, `generated::history`: NVML's buffer protocols over
 //!    raw pointers, the types of the function tables, the header's names and the branch that
 //!    introduced each function.
-//! 2. `generated::tables`, `driver`: the functions answered from a profile's values, and those
-//!    written by hand; the functions each driver version has.
+//! 2. `generated::tables`, `driver`, `private`: the functions answered from a profile's values,
+//!    and those written by hand; the functions each driver version has; files and directories
+//!    only their owner can use.
 //! 3. `answer`: a profile's function values checked against the tables, and the `Answer`
 //!    interface.
 //! 4. `profile`, `reading`: a profile loaded (with its bases) and checked; how a capture reads
