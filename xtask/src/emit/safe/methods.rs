@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use super::types::{error_variant, field_conv, scalar};
+use super::convert::{error_variant, field_conv, scalar};
 use super::{rustdoc, Names};
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{Function, Ty};
@@ -191,7 +191,7 @@ impl Gen<'_> {
                 let t = format_ident!("{n}");
                 quote!(#t::from_bits_retain(#x as _))
             }
-            Val::Record(n) => super::types::record_of(self.b, self.names, n, x, |p| {
+            Val::Record(n) => super::convert::record_of(self.b, self.names, n, x, |p| {
                 ident(&format!("c_{}", snake(p))).into_token_stream()
             }),
         }
@@ -500,7 +500,7 @@ impl Gen<'_> {
     fn inout_value(&self, r: &str, x: TokenStream) -> TokenStream {
         let Some(io) = self.io.get(r) else { return x };
         let t = self.names.ty(r);
-        let fields = io.inputs.iter().map(|f| super::types::field_ident(f));
+        let fields = io.inputs.iter().map(|f| super::convert::field_ident(f));
         let params = io.inputs.iter().map(|f| ident(&snake(f)));
         quote!(#t { #(#fields: #params,)* ..Default::default() })
     }
@@ -510,7 +510,7 @@ impl Gen<'_> {
     fn inout_result(&self, r: &str, x: TokenStream) -> TokenStream {
         match self.single_output(r) {
             Some(f) => {
-                let f = super::types::field_ident(f);
+                let f = super::convert::field_ident(f);
                 quote!(#x.#f)
             }
             None => x,
@@ -522,7 +522,7 @@ impl Gen<'_> {
     fn traits(&self, role: &Role) -> (bool, bool) {
         match role.val() {
             Some(Val::Raw(_)) => (false, false),
-            Some(Val::Record(r)) => (!super::types::holds_union(&self.b.model, r), true),
+            Some(Val::Record(r)) => (!super::convert::holds_union(&self.b.model, r), true),
             _ => (true, true),
         }
     }
@@ -872,12 +872,12 @@ impl Gen<'_> {
             match (map, &p.role) {
                 (Maps::SelfHandle, _) => args.push(quote!(self.raw)),
                 (Maps::Input(f), Role::In(v)) => {
-                    let (x, fi) = (ident(&snake(f)), super::types::field_ident(f));
+                    let (x, fi) = (ident(&snake(f)), super::convert::field_ident(f));
                     args.push(self.to_c(v, quote!(#x)));
                     sets.push(quote!(r.#fi = #x;));
                 }
                 (Maps::Output(f), Role::Out(v)) => {
-                    let (ty, init, fi) = (self.raw_ty(v), self.raw_init(v), super::types::field_ident(f));
+                    let (ty, init, fi) = (self.raw_ty(v), self.raw_init(v), super::convert::field_ident(f));
                     pre.push(quote!(let mut #local: #ty = #init;));
                     args.push(quote!(&mut #local));
                     sets.push(quote!(r.#fi = #local as _;));

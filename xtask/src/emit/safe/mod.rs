@@ -10,6 +10,7 @@
 //! Generated code reaches the hand-written core only through `crate::` items that the core
 //! documents for it (`call!`, `ffi::*`, `Error`, the handle types), and holds no `unsafe`.
 
+mod convert;
 mod exercise;
 mod methods;
 mod readings;

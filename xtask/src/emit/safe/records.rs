@@ -10,7 +10,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{doc_aliases, field_conv, field_ident, from_raw, to_raw, union_eq, union_fields};
+use super::convert::{doc_aliases, field_conv, field_ident, from_raw, to_raw, union_eq, union_fields};
 use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
