@@ -309,7 +309,10 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
     timed(obs, Phase::Emit, || {
         check_manual(root, &p.bindings).finish(inputs.verbose)?;
         let table = driver_table(root, inputs, &p.bindings.model)?;
-        emit::emit_all(&p.bindings, &p.plan, &table)
+        let mut d = Diagnostics::new("emit");
+        let out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
+        d.finish(inputs.verbose)?;
+        Ok(out)
     })
 }
 

@@ -136,7 +136,11 @@ fn generate_member(
         diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).filter(|d| !expected(d)).collect();
     anyhow::ensure!(problems.is_empty(), "rules: {}", problems.join("; "));
     let history = xtask::history::DriverTable::default();
-    regen::write(member, &xtask::emit::emit_all(&planned.bindings, &planned.plan, &history)?)?;
+    let mut emit = xtask::diag::Diagnostics::new("emit");
+    let out = xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut emit)?;
+    let problems: Vec<String> = emit.items().iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
+    anyhow::ensure!(problems.is_empty(), "emit: {}", problems.join("; "));
+    regen::write(member, &out)?;
     let crate_dir = member.join("crates/nvml-sys");
     for f in SYS_FILES {
         std::fs::copy(root.join("crates/nvml-sys").join(f), crate_dir.join(f))?;

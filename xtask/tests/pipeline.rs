@@ -901,3 +901,52 @@ fn generated_docs_speak_rust() {
     assert!(errors_sections > 350, "only {errors_sections} `# Errors` sections");
     assert!(problems.is_empty(), "{} place(s) in C terms:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// What an emitter cannot serve is a diagnostic of `emit_all`: notes where the mock does less
+/// for a function of the default header, and an error (the method left out, no
+/// `compile_error!` written) where a safe method's call cannot pass a parameter.
+#[test]
+fn emit_all_reports_what_an_emitter_cannot_serve() {
+    use xtask::diag::{Diagnostics, Level};
+    use xtask::plan::Role;
+    let root = project_root();
+    let mut planned = xtask::pipeline::planned(&root, &Inputs::default()).unwrap();
+    let history = xtask::history::DriverTable::default();
+    let mut d = Diagnostics::new("emit");
+    xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut d).unwrap();
+    let shown: Vec<String> = d.items().iter().map(|i| i.to_string()).collect();
+    assert_eq!(d.count(Level::Error) + d.count(Level::Warning), 0, "{shown:#?}");
+    for expected in [
+        "note: nvmlDeviceGetRetiredPages_v2: answered from a profile's values, but capture does not record it: two \
+         lists in one call",
+        "note: nvmlDeviceGetGpuInstances: not answered from a profile's values: parameter `gpuInstances` (array of an \
+         out-only count): an array of an out-only count, which the answers do not write",
+    ] {
+        assert!(shown.iter().any(|s| s == expected), "no `{expected}` among {shown:#?}");
+    }
+
+    // A member of a family that reads a parameter otherwise than the newest member does.
+    let m = planned
+        .plan
+        .methods
+        .iter_mut()
+        .find(|m| m.calls.len() > 1 && m.calls[1].params.iter().any(|p| matches!(p.role, Role::In(_))))
+        .expect("a method of two members with an input by value");
+    let name = m.name.clone();
+    let older = m.calls[1].symbol.clone();
+    let p = m.calls[1].params.iter_mut().find(|p| matches!(p.role, Role::In(_))).unwrap();
+    p.role = Role::InStr;
+    let param = p.name.clone();
+    let mut d = Diagnostics::new("emit");
+    let out = xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut d).unwrap();
+    let errors: Vec<String> = d.items().iter().filter(|i| i.level == Level::Error).map(|i| i.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let expected = format!(
+        "parameter `{param}` (in string): `{older}` reads it as in string, the family's newest member (whose \
+         parameters the method takes) as in"
+    );
+    assert!(errors[0].starts_with(&format!("error: method {name}: ")) && errors[0].ends_with(&expected), "{errors:#?}");
+    assert!(out.files.iter().all(|f| !f.contents.contains("compile_error!")), "a compile_error! was written");
+    let method = format!("pub fn {name}(");
+    assert!(out.files.iter().all(|f| !f.contents.contains(&method)), "the method `{name}` was still written");
+}

@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
+use crate::diag::Diagnostics;
 use crate::history::DriverTable;
 use crate::model::{IntValue, Model, Ty};
 use crate::plan::Plan;
@@ -118,14 +119,17 @@ impl ByArea {
 
 /// Runs every emitter: every generated file of the workspace. `history` is the function
 /// history regen read for this header (`gen-config/function-history.yaml`), for the mock.
-pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable) -> Result<Output> {
+/// What an emitter cannot serve (a parameter's role, say) goes to `d`: an error where the plan
+/// promised the item (a safe method), a note where the emitter does less for the function (the
+/// mock answers it with a code only, capture does not record it).
+pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagnostics) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     sys::fields::emit(b, &history.fields, &mut out)?;
-    mock::emit(b, plan, &mut out)?;
+    mock::emit(b, plan, &mut out, d)?;
     mock::emit_history(b, history, &mut out)?;
-    mock::hostile::emit(b, plan, &mut out)?;
-    safe::emit(b, plan, &mut out)?;
+    mock::hostile::emit(b, plan, &mut out, d)?;
+    safe::emit(b, plan, &mut out, d)?;
     Ok(out)
 }
 

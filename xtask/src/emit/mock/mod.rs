@@ -30,6 +30,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{c_ty, ident, ret_ty, ByArea, Output};
+use crate::diag::Diagnostics;
 use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
 use crate::plan::Plan;
@@ -39,7 +40,9 @@ use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml-mock/src/generated";
 
-pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+/// Writes the mock's generated files into `out`; the getters it cannot answer from data, and
+/// those capture does not record, are notes in `d`.
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
@@ -49,7 +52,10 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let (tables, facts) = answers::tables(b, plan);
     tables.write(out, m, &dir.join("tables"), answers::tables_prelude, facts)?;
     exports(b, plan).write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
-    let (readers, readers_table) = capture::readers(b, plan);
+    for (f, why) in answers::data_functions_and_why_not(b, plan).1 {
+        d.note(f, format!("not answered from a profile's values: {why}"));
+    }
+    let (readers, readers_table) = capture::readers(b, plan, d);
     readers.write(out, m, &dir.join("capture"), capture::prelude, readers_table)?;
     let what = "Names of nvml.h's integer constants and functions, for profiles and fault specs.";
     out.add_rust(m, dir.join("names.rs"), what, names(b))

@@ -27,12 +27,14 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{ByArea, GeneratedFile, Output};
+use crate::diag::Diagnostics;
 use crate::plan::{HandleKind, Plan};
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml/src/generated";
 
-pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+/// Writes the safe crate's files into `out`; what the emitters cannot serve goes to `d`.
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let names = Names::new(b, plan);
     let m = &b.model;
     let dir = PathBuf::from(DIR);
@@ -47,7 +49,7 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     }
     let mut areas = ByArea::default();
     types::types(b, &names, &mut areas);
-    methods::methods(b, plan, &names, &mut areas);
+    methods::methods(b, plan, &names, &mut areas, d);
     let prelude = |_: &[TokenStream], _| {
         // Each area uses a part of the imports every area file starts with.
         quote! {
