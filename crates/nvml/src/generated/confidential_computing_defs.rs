@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 ///
 /// The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -63,17 +51,14 @@ pub struct ConfComputeGetKeyRotationThresholdInfo {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
 for ConfComputeGetKeyRotationThresholdInfo {
     fn from_raw(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGetKeyRotationThresholdInfo {
             attacker_advantage: r.attackerAdvantage,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
 for ConfComputeGetKeyRotationThresholdInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _;
         r.attackerAdvantage = self.attacker_advantage;
@@ -84,7 +69,6 @@ for ConfComputeGetKeyRotationThresholdInfo {
 impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlConfComputeGetKeyRotationThresholdInfo_st", 1)?;
         st.serialize_field("attackerAdvantage", &self.attacker_advantage)?;
@@ -110,26 +94,19 @@ pub struct ConfComputeGpuAttestationReport {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>
 for ConfComputeGpuAttestationReport {
     fn from_raw(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGpuAttestationReport {
             is_cec_attestation_report_present: r.isCecAttestationReportPresent,
             attestation_report_size: r.attestationReportSize,
             cec_attestation_report_size: r.cecAttestationReportSize,
             nonce: r.nonce.iter().map(|x| (*x)).collect(),
             attestation_report: r.attestationReport.iter().map(|x| (*x)).collect(),
-            cec_attestation_report: r
-                .cecAttestationReport
-                .iter()
-                .map(|x| (*x))
-                .collect(),
-            ..Default::default()
+            cec_attestation_report: r.cecAttestationReport.iter().map(|x| (*x)).collect(),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGpuAttestationReport_st>
 for ConfComputeGpuAttestationReport {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuAttestationReport_st::default();
         r.isCecAttestationReportPresent = self.is_cec_attestation_report_present;
         r.attestationReportSize = self.attestation_report_size;
@@ -155,7 +132,6 @@ for ConfComputeGpuAttestationReport {
 impl serde::Serialize for ConfComputeGpuAttestationReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlConfComputeGpuAttestationReport_st", 6)?;
         st.serialize_field(
             "isCecAttestationReportPresent",
@@ -188,24 +164,17 @@ pub struct ConfComputeGpuCertificate {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuCertificate_st>
 for ConfComputeGpuCertificate {
     fn from_raw(r: &sys::nvmlConfComputeGpuCertificate_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGpuCertificate {
             cert_chain_size: r.certChainSize,
             attestation_cert_chain_size: r.attestationCertChainSize,
             cert_chain: r.certChain.iter().map(|x| (*x)).collect(),
-            attestation_cert_chain: r
-                .attestationCertChain
-                .iter()
-                .map(|x| (*x))
-                .collect(),
-            ..Default::default()
+            attestation_cert_chain: r.attestationCertChain.iter().map(|x| (*x)).collect(),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGpuCertificate_st>
 for ConfComputeGpuCertificate {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuCertificate_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuCertificate_st::default();
         r.certChainSize = self.cert_chain_size;
         r.attestationCertChainSize = self.attestation_cert_chain_size;
@@ -226,7 +195,6 @@ for ConfComputeGpuCertificate {
 impl serde::Serialize for ConfComputeGpuCertificate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlConfComputeGpuCertificate_st", 4)?;
         st.serialize_field("certChainSize", &self.cert_chain_size)?;
         st.serialize_field(
@@ -252,17 +220,14 @@ pub struct ConfComputeMemSizeInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
     fn from_raw(r: &sys::nvmlConfComputeMemSizeInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeMemSizeInfo {
             protected_mem_size_kib: r.protectedMemSizeKib,
             unprotected_mem_size_kib: r.unprotectedMemSizeKib,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeMemSizeInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeMemSizeInfo_st::default();
         r.protectedMemSizeKib = self.protected_mem_size_kib;
         r.unprotectedMemSizeKib = self.unprotected_mem_size_kib;
@@ -273,7 +238,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSiz
 impl serde::Serialize for ConfComputeMemSizeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlConfComputeMemSizeInfo_st", 2)?;
         st.serialize_field("protectedMemSizeKib", &self.protected_mem_size_kib)?;
         st.serialize_field("unprotectedMemSizeKib", &self.unprotected_mem_size_kib)?;
@@ -293,17 +257,14 @@ pub struct ConfComputeSetKeyRotationThresholdInfo {
 impl crate::raw::FromRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
 for ConfComputeSetKeyRotationThresholdInfo {
     fn from_raw(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSetKeyRotationThresholdInfo {
             max_attacker_advantage: r.maxAttackerAdvantage,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
 for ConfComputeSetKeyRotationThresholdInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _;
         r.maxAttackerAdvantage = self.max_attacker_advantage;
@@ -314,7 +275,6 @@ for ConfComputeSetKeyRotationThresholdInfo {
 impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlConfComputeSetKeyRotationThresholdInfo_st", 1)?;
         st.serialize_field("maxAttackerAdvantage", &self.max_attacker_advantage)?;
@@ -334,17 +294,14 @@ pub struct ConfComputeSystemCaps {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
     fn from_raw(r: &sys::nvmlConfComputeSystemCaps_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSystemCaps {
             cpu_caps: r.cpuCaps,
             gpus_caps: r.gpusCaps,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
     fn to_raw(&self) -> sys::nvmlConfComputeSystemCaps_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemCaps_st::default();
         r.cpuCaps = self.cpu_caps;
         r.gpusCaps = self.gpus_caps;
@@ -355,7 +312,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemC
 impl serde::Serialize for ConfComputeSystemCaps {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlConfComputeSystemCaps_st", 2)?;
         st.serialize_field("cpuCaps", &self.cpu_caps)?;
         st.serialize_field("gpusCaps", &self.gpus_caps)?;
@@ -376,18 +332,15 @@ pub struct ConfComputeSystemState {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
     fn from_raw(r: &sys::nvmlConfComputeSystemState_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSystemState {
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
     fn to_raw(&self) -> sys::nvmlConfComputeSystemState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemState_st::default();
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
@@ -399,7 +352,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystem
 impl serde::Serialize for ConfComputeSystemState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlConfComputeSystemState_st", 3)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("ccFeature", &self.cc_feature)?;
@@ -429,21 +381,18 @@ pub struct SystemConfComputeSettings {
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v2_t>
 for SystemConfComputeSettings {
     fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode != 0,
             multi_gpu_mode: r.multiGpuMode,
             tdisp_state: r.tdispState,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v2_t>
 for SystemConfComputeSettings {
     fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v2_t::default();
         r.version = sys::nvmlSystemConfComputeSettings_v2 as _;
         r.environment = self.environment;
@@ -457,7 +406,6 @@ for SystemConfComputeSettings {
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v1_t>
 for SystemConfComputeSettings {
     fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
@@ -470,7 +418,6 @@ for SystemConfComputeSettings {
 impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v1_t>
 for SystemConfComputeSettings {
     fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v1_t::default();
         r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
         r.environment = self.environment;
@@ -484,7 +431,6 @@ for SystemConfComputeSettings {
 impl serde::Serialize for SystemConfComputeSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v2_t", 5)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("ccFeature", &self.cc_feature)?;

@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDecoderUtilization` answers.
@@ -240,9 +232,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderSessions()?;
-        let ((mut c_session_infos), n) = ffi::fill_counted(
+        let (c_session_infos, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_infos: Vec<sys::nvmlEncoderSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -250,7 +242,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_infos))
                 );
-                (code, (c_session_infos))
+                (code, c_session_infos)
             },
         )?;
         Ok(
@@ -353,9 +345,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCSessions()?;
-        let ((mut c_session_info), n) = ffi::fill_counted(
+        let (c_session_info, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_info: Vec<sys::nvmlFBCSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -363,7 +355,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
                 );
-                (code, (c_session_info))
+                (code, c_session_info)
             },
         )?;
         Ok(
@@ -528,9 +520,9 @@ impl<'n> Device<'n> {
         last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
-        let ((mut c_utilization), n) = ffi::fill_counted(
+        let (c_utilization, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
+            core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
                     Default::default(); capacity as usize
@@ -539,7 +531,7 @@ impl<'n> Device<'n> {
                     sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
                     last_seen_time_stamp.unwrap_or(0))
                 );
-                (code, (c_utilization))
+                (code, c_utilization)
             },
         )?;
         Ok(
@@ -596,9 +588,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -606,7 +598,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -625,9 +617,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -635,7 +627,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -654,9 +646,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -664,7 +656,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -733,9 +725,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -743,7 +735,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -762,9 +754,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -772,7 +764,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -791,9 +783,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -801,7 +793,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -870,9 +862,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -880,7 +872,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -899,9 +891,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -909,7 +901,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -928,9 +920,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -938,7 +930,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -1011,9 +1003,9 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<Sample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
-        let ((mut c_samples), n) = ffi::fill_counted(
+        let (c_samples, n) = ffi::fill_counted(
             ffi::Probe::Capacity(32),
-            0 + core::mem::size_of::<sys::nvmlSample_st>(),
+            core::mem::size_of::<sys::nvmlSample_st>(),
             |capacity, count| {
                 let mut c_samples: Vec<sys::nvmlSample_st> = vec![
                     Default::default(); capacity as usize
@@ -1022,7 +1014,7 @@ impl<'n> Device<'n> {
                     sym(self.raw, r#type.0, last_seen_time_stamp.unwrap_or(0), & mut
                     c_sample_val_type, count, ffi::ptr_or_null(& mut c_samples))
                 );
-                (code, (c_samples))
+                (code, c_samples)
             },
         )?;
         Ok(
@@ -1081,7 +1073,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1104,7 +1096,7 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
         if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1131,7 +1123,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1140,7 +1132,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1149,7 +1141,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1182,7 +1174,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1191,7 +1183,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1200,7 +1192,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1233,7 +1225,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1242,7 +1234,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1251,7 +1243,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,19 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Enum to represent type of bridge chip
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BridgeChipType::name`]).
@@ -1525,18 +1514,15 @@ pub struct BAR1Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
     fn from_raw(r: &sys::nvmlBAR1Memory_st) -> Self {
-        #[allow(clippy::needless_update)]
         BAR1Memory {
             bar1_total: r.bar1Total,
             bar1_free: r.bar1Free,
             bar1_used: r.bar1Used,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
     fn to_raw(&self) -> sys::nvmlBAR1Memory_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBAR1Memory_st::default();
         r.bar1Total = self.bar1_total;
         r.bar1Free = self.bar1_free;
@@ -1548,7 +1534,6 @@ impl crate::raw::ToRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
 impl serde::Serialize for BAR1Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlBAR1Memory_st", 3)?;
         st.serialize_field("bar1Total", &self.bar1_total)?;
         st.serialize_field("bar1Free", &self.bar1_free)?;
@@ -1569,16 +1554,11 @@ pub struct BBXTimeData {
 }
 impl crate::raw::FromRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
     fn from_raw(r: &sys::nvmlBBXTimeData_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        BBXTimeData {
-            time_run: r.timeRun,
-            ..Default::default()
-        }
+        BBXTimeData { time_run: r.timeRun }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
     fn to_raw(&self) -> sys::nvmlBBXTimeData_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBBXTimeData_v1_t::default();
         r.timeRun = self.time_run;
         r
@@ -1588,7 +1568,6 @@ impl crate::raw::ToRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
 impl serde::Serialize for BBXTimeData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlBBXTimeData_v1_t", 1)?;
         st.serialize_field("timeRun", &self.time_run)?;
         st.end()
@@ -1611,7 +1590,6 @@ pub struct BridgeChipHierarchy {
 }
 impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
     fn from_raw(r: &sys::nvmlBridgeChipHierarchy_st) -> Self {
-        #[allow(clippy::needless_update)]
         BridgeChipHierarchy {
             bridge_count: r.bridgeCount,
             bridge_chip_info: r
@@ -1620,13 +1598,11 @@ impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarch
                 .take(r.bridgeCount as usize)
                 .map(|x| <BridgeChipInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
     fn to_raw(&self) -> sys::nvmlBridgeChipHierarchy_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBridgeChipHierarchy_st::default();
         r.bridgeCount = self.bridge_count;
         for (d, s) in r.bridgeChipInfo.iter_mut().zip(self.bridge_chip_info.iter()) {
@@ -1639,7 +1615,6 @@ impl crate::raw::ToRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy 
 impl serde::Serialize for BridgeChipHierarchy {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlBridgeChipHierarchy_st", 2)?;
         st.serialize_field("bridgeCount", &self.bridge_count)?;
         st.serialize_field("bridgeChipInfo", &self.bridge_chip_info)?;
@@ -1662,17 +1637,14 @@ pub struct BridgeChipInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
     fn from_raw(r: &sys::nvmlBridgeChipInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         BridgeChipInfo {
             r#type: BridgeChipType(r.r#type),
             fw_version: r.fwVersion,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
     fn to_raw(&self) -> sys::nvmlBridgeChipInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBridgeChipInfo_st::default();
         r.r#type = self.r#type.0;
         r.fwVersion = self.fw_version;
@@ -1683,7 +1655,6 @@ impl crate::raw::ToRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
 impl serde::Serialize for BridgeChipInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlBridgeChipInfo_st", 2)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("fwVersion", &self.fw_version)?;
@@ -1702,16 +1673,13 @@ pub struct C2cModeInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn from_raw(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         C2cModeInfo {
             is_c2c_enabled: r.isC2cEnabled,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlC2cModeInfo_v1_t::default();
         r.isC2cEnabled = self.is_c2c_enabled;
         r
@@ -1721,7 +1689,6 @@ impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
 impl serde::Serialize for C2cModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlC2cModeInfo_v1_t", 1)?;
         st.serialize_field("isC2cEnabled", &self.is_c2c_enabled)?;
         st.end()
@@ -1744,18 +1711,15 @@ pub struct CoolerInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn from_raw(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         CoolerInfo {
             index: r.index,
             signal_type: CoolerControl(r.signalType),
             target: CoolerTarget(r.target),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn to_raw(&self) -> sys::nvmlCoolerInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlCoolerInfo_v1_t::default();
         r.version = sys::nvmlCoolerInfo_v1 as _;
         r.index = self.index;
@@ -1768,7 +1732,6 @@ impl crate::raw::ToRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
 impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlCoolerInfo_v1_t", 3)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field("signalType", &self.signal_type)?;
@@ -1789,20 +1752,17 @@ pub struct CoreRailMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
     fn from_raw(r: &sys::nvmlCoreRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         CoreRailMetrics {
             rails: r
                 .rails
                 .iter()
                 .map(|x| <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
     fn to_raw(&self) -> sys::nvmlCoreRailMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlCoreRailMetrics_t::default();
         for (d, s) in r.rails.iter_mut().zip(self.rails.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -1814,7 +1774,6 @@ impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
 impl serde::Serialize for CoreRailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlCoreRailMetrics_t", 1)?;
         st.serialize_field("rails", &self.rails)?;
         st.end()
@@ -1834,16 +1793,13 @@ pub struct DeviceAddressingMode {
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn from_raw(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceAddressingMode {
             value: r.value,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn to_raw(&self) -> sys::nvmlDeviceAddressingMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAddressingMode_v1_t::default();
         r.version = sys::nvmlDeviceAddressingMode_v1 as _;
         r.value = self.value;
@@ -1854,7 +1810,6 @@ impl crate::raw::ToRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingM
 impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlDeviceAddressingMode_v1_t", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -1889,7 +1844,6 @@ pub struct DeviceAttributes {
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
     fn from_raw(r: &sys::nvmlDeviceAttributes_st) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceAttributes {
             multiprocessor_count: r.multiprocessorCount,
             shared_copy_engine_count: r.sharedCopyEngineCount,
@@ -1900,13 +1854,11 @@ impl crate::raw::FromRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
             gpu_instance_slice_count: r.gpuInstanceSliceCount,
             compute_instance_slice_count: r.computeInstanceSliceCount,
             memory_size_mb: r.memorySizeMB,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
     fn to_raw(&self) -> sys::nvmlDeviceAttributes_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAttributes_st::default();
         r.multiprocessorCount = self.multiprocessor_count;
         r.sharedCopyEngineCount = self.shared_copy_engine_count;
@@ -1924,7 +1876,6 @@ impl crate::raw::ToRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
 impl serde::Serialize for DeviceAttributes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlDeviceAttributes_st", 9)?;
         st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
         st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
@@ -1957,18 +1908,15 @@ pub struct EccBankRemapperHistogram {
 impl crate::raw::FromRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
 for EccBankRemapperHistogram {
     fn from_raw(r: &sys::nvmlEccBankRemapperHistogram_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccBankRemapperHistogram {
             max_spare_group_count: r.maxSpareGroupCount,
             no_spare_group_count: r.noSpareGroupCount,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
 for EccBankRemapperHistogram {
     fn to_raw(&self) -> sys::nvmlEccBankRemapperHistogram_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperHistogram_v1_t::default();
         r.maxSpareGroupCount = self.max_spare_group_count;
         r.noSpareGroupCount = self.no_spare_group_count;
@@ -1979,7 +1927,6 @@ for EccBankRemapperHistogram {
 impl serde::Serialize for EccBankRemapperHistogram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlEccBankRemapperHistogram_v1_t", 2)?;
         st.serialize_field("maxSpareGroupCount", &self.max_spare_group_count)?;
         st.serialize_field("noSpareGroupCount", &self.no_spare_group_count)?;
@@ -2005,7 +1952,6 @@ pub struct EccBankRemapperStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
     fn from_raw(r: &sys::nvmlEccBankRemapperStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccBankRemapperStatus {
             active_remappings: r.activeRemappings,
             inactive_remappings: r.inactiveRemappings,
@@ -2013,13 +1959,11 @@ impl crate::raw::FromRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemappe
             histogram: <EccBankRemapperHistogram as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.histogram),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
     fn to_raw(&self) -> sys::nvmlEccBankRemapperStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperStatus_v1_t::default();
         r.activeRemappings = self.active_remappings;
         r.inactiveRemappings = self.inactive_remappings;
@@ -2032,7 +1976,6 @@ impl crate::raw::ToRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperS
 impl serde::Serialize for EccBankRemapperStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlEccBankRemapperStatus_v1_t", 4)?;
         st.serialize_field("activeRemappings", &self.active_remappings)?;
         st.serialize_field("inactiveRemappings", &self.inactive_remappings)?;
@@ -2064,19 +2007,16 @@ pub struct EccErrorCounts {
 }
 impl crate::raw::FromRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
     fn from_raw(r: &sys::nvmlEccErrorCounts_st) -> Self {
-        #[allow(clippy::needless_update)]
         EccErrorCounts {
             l1_cache: r.l1Cache,
             l2_cache: r.l2Cache,
             device_memory: r.deviceMemory,
             register_file: r.registerFile,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
     fn to_raw(&self) -> sys::nvmlEccErrorCounts_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccErrorCounts_st::default();
         r.l1Cache = self.l1_cache;
         r.l2Cache = self.l2_cache;
@@ -2089,7 +2029,6 @@ impl crate::raw::ToRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
 impl serde::Serialize for EccErrorCounts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlEccErrorCounts_st", 4)?;
         st.serialize_field("l1Cache", &self.l1_cache)?;
         st.serialize_field("l2Cache", &self.l2_cache)?;
@@ -2111,7 +2050,6 @@ pub struct GpuThermalSettings {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
     fn from_raw(r: &sys::nvmlGpuThermalSettings_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuThermalSettings {
             count: r.count,
             sensor: r
@@ -2121,13 +2059,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
     fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuThermalSettings_t::default();
         r.count = self.count;
         for (d, s) in r.sensor.iter_mut().zip(self.sensor.iter()) {
@@ -2140,7 +2076,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
 impl serde::Serialize for GpuThermalSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuThermalSettings_t", 2)?;
         st.serialize_field("count", &self.count)?;
         st.serialize_field("sensor", &self.sensor)?;
@@ -2163,21 +2098,18 @@ pub struct GpuThermalSettingsSensor {
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t_sensor>
 for GpuThermalSettingsSensor {
     fn from_raw(r: &sys::nvmlGpuThermalSettings_t_sensor) -> Self {
-        #[allow(clippy::needless_update)]
         GpuThermalSettingsSensor {
             controller: ThermalController(r.controller),
             default_min_temp: r.defaultMinTemp,
             default_max_temp: r.defaultMaxTemp,
             current_temp: r.currentTemp,
             target: ThermalTarget(r.target),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t_sensor>
 for GpuThermalSettingsSensor {
     fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t_sensor {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuThermalSettings_t_sensor::default();
         r.controller = self.controller.0;
         r.defaultMinTemp = self.default_min_temp;
@@ -2191,7 +2123,6 @@ for GpuThermalSettingsSensor {
 impl serde::Serialize for GpuThermalSettingsSensor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuThermalSettings_t_sensor", 5)?;
         st.serialize_field("controller", &self.controller)?;
         st.serialize_field("defaultMinTemp", &self.default_min_temp)?;
@@ -2214,16 +2145,11 @@ pub struct GpuUptime {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
     fn from_raw(r: &sys::nvmlGpuUptime_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        GpuUptime {
-            uptime: r.uptime,
-            ..Default::default()
-        }
+        GpuUptime { uptime: r.uptime }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
     fn to_raw(&self) -> sys::nvmlGpuUptime_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuUptime_v1_t::default();
         r.uptime = self.uptime;
         r
@@ -2233,7 +2159,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
 impl serde::Serialize for GpuUptime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuUptime_v1_t", 1)?;
         st.serialize_field("uptime", &self.uptime)?;
         st.end()
@@ -2263,19 +2188,16 @@ pub struct Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlMemory_v2_st> for Memory {
     fn from_raw(r: &sys::nvmlMemory_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         Memory {
             total: r.total,
             reserved: r.reserved,
             free: r.free,
             used: r.used,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlMemory_v2_st> for Memory {
     fn to_raw(&self) -> sys::nvmlMemory_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_v2_st::default();
         r.version = sys::nvmlMemory_v2 as _;
         r.total = self.total;
@@ -2287,7 +2209,6 @@ impl crate::raw::ToRaw<sys::nvmlMemory_v2_st> for Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlMemory_st> for Memory {
     fn from_raw(r: &sys::nvmlMemory_st) -> Self {
-        #[allow(clippy::needless_update)]
         Memory {
             total: r.total,
             free: r.free,
@@ -2298,7 +2219,6 @@ impl crate::raw::FromRaw<sys::nvmlMemory_st> for Memory {
 }
 impl crate::raw::ToRaw<sys::nvmlMemory_st> for Memory {
     fn to_raw(&self) -> sys::nvmlMemory_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_st::default();
         r.total = self.total;
         r.free = self.free;
@@ -2310,7 +2230,6 @@ impl crate::raw::ToRaw<sys::nvmlMemory_st> for Memory {
 impl serde::Serialize for Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlMemory_v2_st", 4)?;
         st.serialize_field("total", &self.total)?;
         st.serialize_field("reserved", &self.reserved)?;
@@ -2334,18 +2253,15 @@ pub struct NvLinkUtilizationControl {
 impl crate::raw::FromRaw<sys::nvmlNvLinkUtilizationControl_st>
 for NvLinkUtilizationControl {
     fn from_raw(r: &sys::nvmlNvLinkUtilizationControl_st) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkUtilizationControl {
             units: NvLinkUtilizationCountUnits(r.units),
             pktfilter: NvLinkUtilizationCountPktTypes(r.pktfilter),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkUtilizationControl_st>
 for NvLinkUtilizationControl {
     fn to_raw(&self) -> sys::nvmlNvLinkUtilizationControl_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkUtilizationControl_st::default();
         r.units = self.units.0;
         r.pktfilter = self.pktfilter.0;
@@ -2356,7 +2272,6 @@ for NvLinkUtilizationControl {
 impl serde::Serialize for NvLinkUtilizationControl {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvLinkUtilizationControl_st", 2)?;
         st.serialize_field("units", &self.units)?;
         st.serialize_field("pktfilter", &self.pktfilter)?;
@@ -2386,7 +2301,6 @@ pub struct ObservedMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
     fn from_raw(r: &sys::nvmlObservedMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         ObservedMetrics {
             initial_dramclk_est: r
                 .initialDramclkEst
@@ -2406,13 +2320,11 @@ impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
             perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.perfMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
     fn to_raw(&self) -> sys::nvmlObservedMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlObservedMetrics_t::default();
         for (d, s) in r.initialDramclkEst.iter_mut().zip(self.initial_dramclk_est.iter())
         {
@@ -2430,7 +2342,6 @@ impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
 impl serde::Serialize for ObservedMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlObservedMetrics_t", 6)?;
         st.serialize_field("initialDramclkEst", &self.initial_dramclk_est)?;
         st.serialize_field("bValid", &self.b_valid)?;
@@ -2469,7 +2380,6 @@ pub struct PciInfoExt {
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn from_raw(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PciInfoExt {
             domain: r.domain,
             bus: r.bus,
@@ -2479,13 +2389,11 @@ impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
             base_class: r.baseClass,
             sub_class: r.subClass,
             bus_id: ffi::string_from(&r.busId),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn to_raw(&self) -> sys::nvmlPciInfoExt_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfoExt_v1_t::default();
         r.version = sys::nvmlPciInfoExt_v1 as _;
         r.domain = self.domain;
@@ -2503,7 +2411,6 @@ impl crate::raw::ToRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
 impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPciInfoExt_v1_t", 8)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
@@ -2542,7 +2449,6 @@ pub struct PciInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
     fn from_raw(r: &sys::nvmlPciInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         PciInfo {
             bus_id_legacy: ffi::string_from(&r.busIdLegacy),
             domain: r.domain,
@@ -2551,13 +2457,11 @@ impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
             pci_device_id: r.pciDeviceId,
             pci_sub_system_id: r.pciSubSystemId,
             bus_id: ffi::string_from(&r.busId),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPciInfo_st> for PciInfo {
     fn to_raw(&self) -> sys::nvmlPciInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfo_st::default();
         ffi::set_string(&mut r.busIdLegacy, &self.bus_id_legacy);
         r.domain = self.domain;
@@ -2573,7 +2477,6 @@ impl crate::raw::ToRaw<sys::nvmlPciInfo_st> for PciInfo {
 impl serde::Serialize for PciInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPciInfo_st", 7)?;
         st.serialize_field("busIdLegacy", &self.bus_id_legacy)?;
         st.serialize_field("domain", &self.domain)?;
@@ -2599,16 +2502,11 @@ pub struct Pdi {
 }
 impl crate::raw::FromRaw<sys::nvmlPdi_v1_t> for Pdi {
     fn from_raw(r: &sys::nvmlPdi_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        Pdi {
-            value: r.value,
-            ..Default::default()
-        }
+        Pdi { value: r.value }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPdi_v1_t> for Pdi {
     fn to_raw(&self) -> sys::nvmlPdi_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPdi_v1_t::default();
         r.version = sys::nvmlPdi_v1 as _;
         r.value = self.value;
@@ -2619,7 +2517,6 @@ impl crate::raw::ToRaw<sys::nvmlPdi_v1_t> for Pdi {
 impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPdi_v1_t", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -2641,20 +2538,17 @@ pub struct PerfMetricControllerSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricControllerSample_t>
 for PerfMetricControllerSample {
     fn from_raw(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricControllerSample {
             data: PerfMetricControllerData::from_raw_tagged(
                 r.controllerType as u32,
                 &r.data,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricControllerSample_t>
 for PerfMetricControllerSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricControllerSample_t::default();
         {
             let (tag, u) = self.data.to_raw_tagged();
@@ -2668,7 +2562,6 @@ for PerfMetricControllerSample {
 impl serde::Serialize for PerfMetricControllerSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPerfMetricControllerSample_t", 2)?;
         st.serialize_field("controllerType", &self.data.tag())?;
         st.serialize_field("data", &self.data)?;
@@ -2689,19 +2582,16 @@ pub struct PerfMetricsDlppc2xSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
 for PerfMetricsDlppc2xSample {
     fn from_raw(r: &sys::nvmlPerfMetricsDlppc2xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsDlppc2xSample {
             observed_metrics: <ObservedMetrics as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.observedMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
 for PerfMetricsDlppc2xSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsDlppc2xSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsDlppc2xSample_t::default();
         r.observedMetrics = crate::raw::ToRaw::to_raw(&self.observed_metrics);
         r
@@ -2711,7 +2601,6 @@ for PerfMetricsDlppc2xSample {
 impl serde::Serialize for PerfMetricsDlppc2xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPerfMetricsDlppc2xSample_t", 1)?;
         st.serialize_field("observedMetrics", &self.observed_metrics)?;
         st.end()
@@ -2731,18 +2620,15 @@ pub struct PerfMetricsPfpp1xSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsPfpp1xSample_t>
 for PerfMetricsPfpp1xSample {
     fn from_raw(r: &sys::nvmlPerfMetricsPfpp1xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsPfpp1xSample {
             estimated_metrics: <PwrModelMetricsPfpp1x as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.estimatedMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1xSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsPfpp1xSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsPfpp1xSample_t::default();
         r.estimatedMetrics = crate::raw::ToRaw::to_raw(&self.estimated_metrics);
         r
@@ -2752,7 +2638,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1x
 impl serde::Serialize for PerfMetricsPfpp1xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPerfMetricsPfpp1xSample_t", 1)?;
         st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
         st.end()
@@ -2773,7 +2658,6 @@ pub struct PerfMetricsSample {
 }
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
     fn from_raw(r: &sys::nvmlPerfMetricsSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsSample {
             num_controller_data: r.numControllerData,
             controller_data: r
@@ -2784,13 +2668,11 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsSample_t::default();
         r.numControllerData = self.num_controller_data;
         for (d, s) in r.controllerData.iter_mut().zip(self.controller_data.iter()) {
@@ -2803,7 +2685,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
 impl serde::Serialize for PerfMetricsSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPerfMetricsSample_t", 2)?;
         st.serialize_field("numControllerData", &self.num_controller_data)?;
         st.serialize_field("controllerData", &self.controller_data)?;
@@ -2826,7 +2707,6 @@ pub struct PerfMetricsSamples {
 }
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
     fn from_raw(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsSamples {
             num_samples: r.numSamples,
             samples: r
@@ -2835,13 +2715,11 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSample
                 .take(r.numSamples as usize)
                 .map(|x| <PerfMetricsSample as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
     fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsSamples_v1_t::default();
         r.numSamples = self.num_samples;
         for (d, s) in r.samples.iter_mut().zip(self.samples.iter()) {
@@ -2854,7 +2732,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples 
 impl serde::Serialize for PerfMetricsSamples {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPerfMetricsSamples_v1_t", 2)?;
         st.serialize_field("numSamples", &self.num_samples)?;
         st.serialize_field("samples", &self.samples)?;
@@ -2874,16 +2751,11 @@ pub struct PmgrPwrTuple {
 }
 impl crate::raw::FromRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
     fn from_raw(r: &sys::nvmlPmgrPwrTuple_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PmgrPwrTuple {
-            pwrm_w: r.pwrmW,
-            ..Default::default()
-        }
+        PmgrPwrTuple { pwrm_w: r.pwrmW }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
     fn to_raw(&self) -> sys::nvmlPmgrPwrTuple_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPmgrPwrTuple_t::default();
         r.pwrmW = self.pwrm_w;
         r
@@ -2893,7 +2765,6 @@ impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
 impl serde::Serialize for PmgrPwrTuple {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPmgrPwrTuple_t", 1)?;
         st.serialize_field("pwrmW", &self.pwrm_w)?;
         st.end()
@@ -2930,7 +2801,6 @@ pub struct ProcessDetail {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn from_raw(r: &sys::nvmlProcessDetail_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessDetail {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
@@ -2938,13 +2808,11 @@ impl crate::raw::FromRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
             gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
             compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
             used_gpu_cc_protected_memory: r.usedGpuCcProtectedMemory,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn to_raw(&self) -> sys::nvmlProcessDetail_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessDetail_v1_t::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -2958,7 +2826,6 @@ impl crate::raw::ToRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
 impl serde::Serialize for ProcessDetail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlProcessDetail_v1_t", 5)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
@@ -3004,20 +2871,17 @@ pub struct ProcessInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
     fn from_raw(r: &sys::nvmlProcessInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessInfo {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
                 .filter(|v| *v != 18446744073709551615),
             gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
             compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
     fn to_raw(&self) -> sys::nvmlProcessInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v2_st::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -3028,20 +2892,17 @@ impl crate::raw::ToRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
     fn from_raw(r: &sys::nvmlProcessInfo_v1_st) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessInfo {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
                 .filter(|v| *v != 18446744073709551615),
             gpu_instance_id: None,
             compute_instance_id: None,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
     fn to_raw(&self) -> sys::nvmlProcessInfo_v1_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v1_st::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -3052,7 +2913,6 @@ impl crate::raw::ToRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
 impl serde::Serialize for ProcessInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlProcessInfo_v2_st", 4)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
@@ -3077,7 +2937,6 @@ pub struct PwrModelMetricsDlppm1xDramclkEstimates {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
 for PwrModelMetricsDlppm1xDramclkEstimates {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1xDramclkEstimates {
             estimated_metrics: r
                 .estimatedMetrics
@@ -3088,14 +2947,12 @@ for PwrModelMetricsDlppm1xDramclkEstimates {
                 >>::from_raw(&(*x)))
                 .collect(),
             num_estimated_metrics: r.numEstimatedMetrics,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
 for PwrModelMetricsDlppm1xDramclkEstimates {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t::default();
         for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -3108,7 +2965,6 @@ for PwrModelMetricsDlppm1xDramclkEstimates {
 impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlPwrModelMetricsDlppm1xDramclkEstimates_t", 2)?;
         st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
@@ -3130,17 +2986,14 @@ pub struct PwrModelMetricsDlppm1xPerf {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
 for PwrModelMetricsDlppm1xPerf {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xPerf_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1xPerf {
             perfms: r.perfms,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
 for PwrModelMetricsDlppm1xPerf {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xPerf_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1xPerf_t::default();
         r.perfms = self.perfms;
         r
@@ -3150,7 +3003,6 @@ for PwrModelMetricsDlppm1xPerf {
 impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1xPerf_t", 1)?;
         st.serialize_field("perfms", &self.perfms)?;
         st.end()
@@ -3177,7 +3029,6 @@ pub struct PwrModelMetricsDlppm1x {
 }
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1x {
             b_valid: r.bValid != 0,
             core_rail: <CoreRailMetrics as crate::raw::FromRaw<
@@ -3190,13 +3041,11 @@ impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsD
             perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.perfMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1x_t::default();
         r.bValid = self.b_valid as _;
         r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
@@ -3210,7 +3059,6 @@ impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlp
 impl serde::Serialize for PwrModelMetricsDlppm1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPwrModelMetricsDlppm1x_t", 5)?;
         st.serialize_field("bValid", &self.b_valid)?;
         st.serialize_field("coreRail", &self.core_rail)?;
@@ -3243,7 +3091,6 @@ pub struct PwrModelMetricsPfpp1x {
 }
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsPfpp1x {
             num_vf_points: r.numVfPoints,
             estimated_metrics: r
@@ -3262,13 +3109,11 @@ impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPf
                 _,
             >>::from_raw(&r.fmaxAtVmaxPoint),
             tgp_headroomm_w: r.tgpHeadroommW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsPfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsPfpp1x_t::default();
         r.numVfPoints = self.num_vf_points;
         for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
@@ -3285,7 +3130,6 @@ impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp
 impl serde::Serialize for PwrModelMetricsPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPwrModelMetricsPfpp1x_t", 6)?;
         st.serialize_field("numVfPoints", &self.num_vf_points)?;
         st.serialize_field("estimatedMetrics", &self.estimated_metrics)?;
@@ -3312,18 +3156,15 @@ pub struct PwrModelMetricsSamplePfpp1x {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
 for PwrModelMetricsSamplePfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsSamplePfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsSamplePfpp1x {
             freqk_hz: r.freqkHz.iter().map(|x| (*x)).collect(),
             est_tgp_pwrm_w: r.estTgpPwrmW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
 for PwrModelMetricsSamplePfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsSamplePfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsSamplePfpp1x_t::default();
         for (d, s) in r.freqkHz.iter_mut().zip(self.freqk_hz.iter()) {
             *d = (*s);
@@ -3336,7 +3177,6 @@ for PwrModelMetricsSamplePfpp1x {
 impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPwrModelMetricsSamplePfpp1x_t", 2)?;
         st.serialize_field("freqkHz", &self.freqk_hz)?;
         st.serialize_field("estTgpPwrmW", &self.est_tgp_pwrm_w)?;
@@ -3359,18 +3199,15 @@ pub struct PwrModelOperatingPointPfpp1x {
 impl crate::raw::FromRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
 for PwrModelOperatingPointPfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelOperatingPointPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelOperatingPointPfpp1x {
             freqk_hz: r.freqkHz,
             pwrm_w: r.pwrmW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
 for PwrModelOperatingPointPfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelOperatingPointPfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelOperatingPointPfpp1x_t::default();
         r.freqkHz = self.freqk_hz;
         r.pwrmW = self.pwrm_w;
@@ -3381,7 +3218,6 @@ for PwrModelOperatingPointPfpp1x {
 impl serde::Serialize for PwrModelOperatingPointPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPwrModelOperatingPointPfpp1x_t", 2)?;
         st.serialize_field("freqkHz", &self.freqk_hz)?;
         st.serialize_field("pwrmW", &self.pwrm_w)?;
@@ -3403,17 +3239,14 @@ pub struct RailMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlRailMetrics_t> for RailMetrics {
     fn from_raw(r: &sys::nvmlRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         RailMetrics {
             freqk_hz: r.freqkHz,
             util_pct: r.utilPct,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
     fn to_raw(&self) -> sys::nvmlRailMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRailMetrics_t::default();
         r.freqkHz = self.freqk_hz;
         r.utilPct = self.util_pct;
@@ -3424,7 +3257,6 @@ impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
 impl serde::Serialize for RailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlRailMetrics_t", 2)?;
         st.serialize_field("freqkHz", &self.freqk_hz)?;
         st.serialize_field("utilPct", &self.util_pct)?;
@@ -3445,17 +3277,14 @@ pub struct RepairStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from_raw(r: &sys::nvmlRepairStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         RepairStatus {
             b_channel_repair_pending: r.bChannelRepairPending,
             b_tpc_repair_pending: r.bTpcRepairPending,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn to_raw(&self) -> sys::nvmlRepairStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
         r.version = sys::nvmlRepairStatus_v1 as _;
         r.bChannelRepairPending = self.b_channel_repair_pending;
@@ -3467,7 +3296,6 @@ impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
 impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlRepairStatus_v1_t", 2)?;
         st.serialize_field("bChannelRepairPending", &self.b_channel_repair_pending)?;
         st.serialize_field("bTpcRepairPending", &self.b_tpc_repair_pending)?;
@@ -3495,21 +3323,18 @@ pub struct RowRemapperHistogramValues {
 impl crate::raw::FromRaw<sys::nvmlRowRemapperHistogramValues_st>
 for RowRemapperHistogramValues {
     fn from_raw(r: &sys::nvmlRowRemapperHistogramValues_st) -> Self {
-        #[allow(clippy::needless_update)]
         RowRemapperHistogramValues {
             max: r.max,
             high: r.high,
             partial: r.partial,
             low: r.low,
             none: r.none,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRowRemapperHistogramValues_st>
 for RowRemapperHistogramValues {
     fn to_raw(&self) -> sys::nvmlRowRemapperHistogramValues_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRowRemapperHistogramValues_st::default();
         r.max = self.max;
         r.high = self.high;
@@ -3523,7 +3348,6 @@ for RowRemapperHistogramValues {
 impl serde::Serialize for RowRemapperHistogramValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlRowRemapperHistogramValues_st", 5)?;
         st.serialize_field("max", &self.max)?;
         st.serialize_field("high", &self.high)?;
@@ -3552,17 +3376,14 @@ pub struct Sample {
 impl Sample {
     /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetSamples` returns with the array).
     pub(crate) fn from_raw_typed(r: &sys::nvmlSample_st, value_type: ValueType) -> Self {
-        #[allow(clippy::needless_update)]
         Sample {
             time_stamp: r.timeStamp,
             sample_value: crate::Value::from_raw(value_type, &r.sampleValue),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSample_st> for Sample {
     fn to_raw(&self) -> sys::nvmlSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSample_st::default();
         r.timeStamp = self.time_stamp;
         r.sampleValue = self.sample_value.to_raw();
@@ -3573,7 +3394,6 @@ impl crate::raw::ToRaw<sys::nvmlSample_st> for Sample {
 impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlSample_st", 2)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
         st.serialize_field("sampleValue", &self.sample_value)?;
@@ -3596,16 +3416,13 @@ pub struct UUID {
 }
 impl crate::raw::FromRaw<sys::nvmlUUID_v1_t> for UUID {
     fn from_raw(r: &sys::nvmlUUID_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         UUID {
             value: UuidValue::from_raw_tagged(r.r#type as u32, &r.value),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUUID_v1_t> for UUID {
     fn to_raw(&self) -> sys::nvmlUUID_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUUID_v1_t::default();
         r.version = sys::nvmlUUID_v1 as _;
         {
@@ -3620,7 +3437,6 @@ impl crate::raw::ToRaw<sys::nvmlUUID_v1_t> for UUID {
 impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlUUID_v1_t", 2)?;
         st.serialize_field("type", &self.value.tag())?;
         st.serialize_field("value", &self.value)?;
@@ -3640,17 +3456,14 @@ pub struct UnrepairableMemoryStatus {
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn from_raw(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         UnrepairableMemoryStatus {
             b_unrepairable_memory: r.bUnrepairableMemory,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUnrepairableMemoryStatus_v1_t::default();
         r.bUnrepairableMemory = self.b_unrepairable_memory;
         r
@@ -3660,7 +3473,6 @@ for UnrepairableMemoryStatus {
 impl serde::Serialize for UnrepairableMemoryStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlUnrepairableMemoryStatus_v1_t", 1)?;
         st.serialize_field("bUnrepairableMemory", &self.b_unrepairable_memory)?;
         st.end()
@@ -3683,17 +3495,14 @@ pub struct Utilization {
 }
 impl crate::raw::FromRaw<sys::nvmlUtilization_st> for Utilization {
     fn from_raw(r: &sys::nvmlUtilization_st) -> Self {
-        #[allow(clippy::needless_update)]
         Utilization {
             gpu: r.gpu,
             memory: r.memory,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUtilization_st> for Utilization {
     fn to_raw(&self) -> sys::nvmlUtilization_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUtilization_st::default();
         r.gpu = self.gpu;
         r.memory = self.memory;
@@ -3704,7 +3513,6 @@ impl crate::raw::ToRaw<sys::nvmlUtilization_st> for Utilization {
 impl serde::Serialize for Utilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlUtilization_st", 2)?;
         st.serialize_field("gpu", &self.gpu)?;
         st.serialize_field("memory", &self.memory)?;
@@ -3727,17 +3535,14 @@ pub struct ViolationTime {
 }
 impl crate::raw::FromRaw<sys::nvmlViolationTime_st> for ViolationTime {
     fn from_raw(r: &sys::nvmlViolationTime_st) -> Self {
-        #[allow(clippy::needless_update)]
         ViolationTime {
             reference_time: r.referenceTime,
             violation_time: r.violationTime,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlViolationTime_st> for ViolationTime {
     fn to_raw(&self) -> sys::nvmlViolationTime_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlViolationTime_st::default();
         r.referenceTime = self.reference_time;
         r.violationTime = self.violation_time;
@@ -3748,7 +3553,6 @@ impl crate::raw::ToRaw<sys::nvmlViolationTime_st> for ViolationTime {
 impl serde::Serialize for ViolationTime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlViolationTime_st", 2)?;
         st.serialize_field("referenceTime", &self.reference_time)?;
         st.serialize_field("violationTime", &self.violation_time)?;
@@ -3818,7 +3622,6 @@ impl PerfMetricControllerData {
     pub(crate) fn to_raw_tagged(
         &self,
     ) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlPerfMetricControllerSample_t_data::default();
         match self {
             PerfMetricControllerData::Dlppc2x(v) => {
@@ -3913,7 +3716,6 @@ impl UuidValue {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlUUIDValue_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlUUIDValue_t::default();
         match self {
             UuidValue::Str(v) => {

@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// PRM Counter IDs
@@ -348,16 +340,13 @@ pub struct PRMCounterInput {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
     fn from_raw(r: &sys::nvmlPRMCounterInput_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounterInput {
             local_port: r.localPort,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
     fn to_raw(&self) -> sys::nvmlPRMCounterInput_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterInput_v1_t::default();
         r.localPort = self.local_port;
         r
@@ -367,7 +356,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
 impl serde::Serialize for PRMCounterInput {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPRMCounterInput_v1_t", 1)?;
         st.serialize_field("localPort", &self.local_port)?;
         st.end()
@@ -390,20 +378,14 @@ pub struct PRMCounterValue {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn from_raw(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounterValue {
             status: Return(r.status),
-            output_value: crate::Value::from_raw(
-                ValueType(r.outputType),
-                &r.outputValue,
-            ),
-            ..Default::default()
+            output_value: crate::Value::from_raw(ValueType(r.outputType), &r.outputValue),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn to_raw(&self) -> sys::nvmlPRMCounterValue_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterValue_v1_t::default();
         r.status = self.status.0;
         r.outputValue = self.output_value.to_raw();
@@ -415,7 +397,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
 impl serde::Serialize for PRMCounterValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPRMCounterValue_v1_t", 2)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("outputValue", &self.output_value)?;
@@ -439,20 +420,17 @@ pub struct PRMCounter {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
     fn from_raw(r: &sys::nvmlPRMCounter_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounter {
             counter_id: r.counterId,
             in_data: <PRMCounterInput as crate::raw::FromRaw<_>>::from_raw(&r.inData),
             counter_value: <PRMCounterValue as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.counterValue),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
     fn to_raw(&self) -> sys::nvmlPRMCounter_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounter_v1_t::default();
         r.counterId = self.counter_id;
         r.inData = crate::raw::ToRaw::to_raw(&self.in_data);
@@ -464,7 +442,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
 impl serde::Serialize for PRMCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPRMCounter_v1_t", 3)?;
         st.serialize_field("counterId", &self.counter_id)?;
         st.serialize_field("inData", &self.in_data)?;
@@ -489,18 +466,15 @@ pub struct PRMTLV {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
     fn from_raw(r: &sys::nvmlPRMTLV_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMTLV {
             data_size: r.dataSize,
             status: r.status,
             data: union_bytes!(r.anon0),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
     fn to_raw(&self) -> sys::nvmlPRMTLV_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMTLV_v1_t::default();
         r.dataSize = self.data_size;
         r.status = self.status;
@@ -512,7 +486,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
 impl serde::Serialize for PRMTLV {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPRMTLV_v1_t", 3)?;
         st.serialize_field("dataSize", &self.data_size)?;
         st.serialize_field("status", &self.status)?;

@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 ///
@@ -71,7 +63,6 @@ pub struct ComputeInstanceInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceInfo {
             device: crate::RawHandle::new(r.device),
             gpu_instance: crate::RawHandle::new(r.gpuInstance),
@@ -80,13 +71,11 @@ impl crate::raw::FromRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInf
             placement: <ComputeInstancePlacement as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.placement),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.gpuInstance = self.gpu_instance.as_ptr();
@@ -100,7 +89,6 @@ impl crate::raw::ToRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo 
 impl serde::Serialize for ComputeInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlComputeInstanceInfo_st", 3)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("profileId", &self.profile_id)?;
@@ -124,18 +112,15 @@ pub struct ComputeInstancePlacement {
 impl crate::raw::FromRaw<sys::nvmlComputeInstancePlacement_st>
 for ComputeInstancePlacement {
     fn from_raw(r: &sys::nvmlComputeInstancePlacement_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstancePlacement {
             start: r.start,
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstancePlacement_st>
 for ComputeInstancePlacement {
     fn to_raw(&self) -> sys::nvmlComputeInstancePlacement_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
@@ -146,7 +131,6 @@ for ComputeInstancePlacement {
 impl serde::Serialize for ComputeInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlComputeInstancePlacement_st", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
@@ -195,7 +179,6 @@ pub struct ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -208,14 +191,12 @@ for ComputeInstanceProfileInfo {
             shared_ofa_count: r.sharedOfaCount,
             name: ffi::string_from(&r.name),
             capabilities: r.capabilities,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v3_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlComputeInstanceProfileInfo_v3 as _;
         r.id = self.id;
@@ -235,7 +216,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -254,7 +234,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v2_st::default();
         r.version = sys::nvmlComputeInstanceProfileInfo_v2 as _;
         r.id = self.id;
@@ -273,7 +252,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -291,7 +269,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_st::default();
         r.id = self.id;
         r.sliceCount = self.slice_count;
@@ -309,7 +286,6 @@ for ComputeInstanceProfileInfo {
 impl serde::Serialize for ComputeInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v3_st", 11)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
@@ -344,7 +320,6 @@ pub struct GpuInstanceInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceInfo {
             device: crate::RawHandle::new(r.device),
             id: r.id,
@@ -352,13 +327,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
             placement: <GpuInstancePlacement as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.placement),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.id = self.id;
@@ -371,7 +344,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
 impl serde::Serialize for GpuInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuInstanceInfo_st", 3)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("profileId", &self.profile_id)?;
@@ -394,17 +366,14 @@ pub struct GpuInstancePlacement {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
     fn from_raw(r: &sys::nvmlGpuInstancePlacement_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstancePlacement {
             start: r.start,
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
     fn to_raw(&self) -> sys::nvmlGpuInstancePlacement_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
@@ -415,7 +384,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacemen
 impl serde::Serialize for GpuInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuInstancePlacement_st", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
@@ -470,7 +438,6 @@ pub struct GpuInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
 for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -491,7 +458,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
 for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v3_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlGpuInstanceProfileInfo_v3 as _;
         r.id = self.id;
@@ -512,7 +478,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
 for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -533,7 +498,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
 for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v2_st::default();
         r.version = sys::nvmlGpuInstanceProfileInfo_v2 as _;
         r.id = self.id;
@@ -553,7 +517,6 @@ for GpuInstanceProfileInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -572,7 +535,6 @@ impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProf
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_st::default();
         r.id = self.id;
         r.isP2pSupported = self.is_p2p_supported as _;
@@ -592,7 +554,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfil
 impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 13)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
@@ -795,7 +756,7 @@ impl<'n> Device<'n> {
         placement: &GpuInstancePlacement,
     ) -> Result<GpuInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceCreateGpuInstanceWithPlacement()?;
-        let mut c_placement = {
+        let c_placement = {
             let r: sys::nvmlGpuInstancePlacement_st = crate::raw::ToRaw::to_raw(
                 &(*placement),
             );
@@ -903,9 +864,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let ((mut c_placements), n) = ffi::fill_counted(
+                let (c_placements, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                     |capacity, count| {
                         let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
                             Default::default(); capacity as usize
@@ -914,7 +875,7 @@ impl<'n> Device<'n> {
                             sym(self.raw, profile_id, ffi::ptr_or_null(& mut
                             c_placements), count)
                         );
-                        (code, (c_placements))
+                        (code, c_placements)
                     },
                 )?;
                 Ok(
@@ -933,9 +894,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let ((mut c_placements), n) = ffi::fill_counted(
+                let (c_placements, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                     |capacity, count| {
                         let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
                             Default::default(); capacity as usize
@@ -944,7 +905,7 @@ impl<'n> Device<'n> {
                             sym(self.raw, profile_id, ffi::ptr_or_null(& mut
                             c_placements), count)
                         );
-                        (code, (c_placements))
+                        (code, c_placements)
                     },
                 )?;
                 Ok(
@@ -1442,7 +1403,7 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1451,7 +1412,7 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1524,9 +1485,9 @@ impl<'n> GpuInstance<'n> {
         profile_id: u32,
     ) -> Result<Vec<ComputeInstancePlacement>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstancePossiblePlacements()?;
-        let ((mut c_placements), n) = ffi::fill_counted(
+        let (c_placements, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+            core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
             |capacity, count| {
                 let mut c_placements: Vec<sys::nvmlComputeInstancePlacement_st> = vec![
                     Default::default(); capacity as usize
@@ -1535,7 +1496,7 @@ impl<'n> GpuInstance<'n> {
                     sym(self.raw, profile_id, ffi::ptr_or_null(& mut c_placements),
                     count)
                 );
-                (code, (c_placements))
+                (code, c_placements)
             },
         )?;
         Ok(
@@ -1795,7 +1756,7 @@ impl<'n> GpuInstance<'n> {
         placement: &ComputeInstancePlacement,
     ) -> Result<ComputeInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceCreateComputeInstanceWithPlacement()?;
-        let mut c_placement = {
+        let c_placement = {
             let r: sys::nvmlComputeInstancePlacement_st = crate::raw::ToRaw::to_raw(
                 &(*placement),
             );
@@ -1873,7 +1834,7 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
             match ffi::count_of(
-                0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -211,20 +203,17 @@ pub struct NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.firmwareInfo),
             is_nvle_ready: r.isNvleReady != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v3_t::default();
         r.isNvleEnabled = self.is_nvle_enabled as _;
         r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
@@ -234,7 +223,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
@@ -246,7 +234,6 @@ impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v2_t::default();
         r.version = sys::nvmlNvLinkInfo_v2 as _;
         r.isNvleEnabled = self.is_nvle_enabled as _;
@@ -256,7 +243,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             ..Default::default()
@@ -265,7 +251,6 @@ impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v1_t::default();
         r.version = sys::nvmlNvLinkInfo_v1 as _;
         r.isNvleEnabled = self.is_nvle_enabled as _;
@@ -276,7 +261,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
 impl serde::Serialize for NvLinkInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvLinkInfo_v3_t", 3)?;
         st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
         st.serialize_field("firmwareInfo", &self.firmware_info)?;
@@ -299,7 +283,6 @@ pub struct NvlinkFirmwareInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
     fn from_raw(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkFirmwareInfo {
             firmware_version: r
                 .firmwareVersion
@@ -310,13 +293,11 @@ impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
                 >>::from_raw(&(*x)))
                 .collect(),
             num_valid_entries: r.numValidEntries,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
         for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -329,7 +310,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
 impl serde::Serialize for NvlinkFirmwareInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkFirmwareInfo_t", 2)?;
         st.serialize_field("firmwareVersion", &self.firmware_version)?;
         st.serialize_field("numValidEntries", &self.num_valid_entries)?;
@@ -351,19 +331,16 @@ pub struct NvlinkFirmwareVersion {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
     fn from_raw(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkFirmwareVersion {
             ucode_type: r.ucodeType,
             major: r.major,
             minor: r.minor,
             sub_minor: r.subMinor,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
     fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareVersion_t::default();
         r.ucodeType = self.ucode_type;
         r.major = self.major;
@@ -376,7 +353,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersi
 impl serde::Serialize for NvlinkFirmwareVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkFirmwareVersion_t", 4)?;
         st.serialize_field("ucodeType", &self.ucode_type)?;
         st.serialize_field("major", &self.major)?;
@@ -398,17 +374,14 @@ pub struct NvlinkGetBwMode {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn from_raw(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkGetBwMode {
             b_is_best: r.bIsBest != 0,
             bw_mode: r.bwMode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkGetBwMode_v1 as _;
         r.bIsBest = self.b_is_best as _;
@@ -420,7 +393,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
 impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkGetBwMode_v1_t", 2)?;
         st.serialize_field("bIsBest", &self.b_is_best)?;
         st.serialize_field("bwMode", &self.bw_mode)?;
@@ -447,7 +419,6 @@ pub struct NvlinkGetRemapTableInfo {
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
 for NvlinkGetRemapTableInfo {
     fn from_raw(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkGetRemapTableInfo {
             alid: r.alid,
             fla_remap_tab_addr: r
@@ -463,14 +434,12 @@ for NvlinkGetRemapTableInfo {
                 .map(|x| (*x))
                 .collect(),
             remap_tab_size: r.remapTabSize,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
 for NvlinkGetRemapTableInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetRemapTableInfo_v1_t::default();
         r.alid = self.alid;
         for (d, s) in r.flaRemapTabAddr.iter_mut().zip(self.fla_remap_tab_addr.iter()) {
@@ -487,7 +456,6 @@ for NvlinkGetRemapTableInfo {
 impl serde::Serialize for NvlinkGetRemapTableInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkGetRemapTableInfo_v1_t", 4)?;
         st.serialize_field("alid", &self.alid)?;
         st.serialize_field("flaRemapTabAddr", &self.fla_remap_tab_addr)?;
@@ -511,17 +479,14 @@ pub struct NvlinkLockRemapTable {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
     fn from_raw(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkLockRemapTable {
             b_remap_table_locked: r.bRemapTableLocked != 0,
             b_remap_table_lock_disabled: r.bRemapTableLockDisabled != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
     fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
         r.bRemapTableLocked = self.b_remap_table_locked as _;
         r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled as _;
@@ -532,7 +497,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTa
 impl serde::Serialize for NvlinkLockRemapTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkLockRemapTable_v1_t", 2)?;
         st.serialize_field("bRemapTableLocked", &self.b_remap_table_locked)?;
         st.serialize_field(
@@ -557,17 +521,14 @@ pub struct NvlinkNvlePrivateInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
     fn from_raw(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkNvlePrivateInfo {
             data: r.data.iter().take(r.size as usize).map(|x| (*x)).collect(),
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkNvlePrivateInfo_v1_t::default();
         for (d, s) in r.data.iter_mut().zip(self.data.iter()) {
             *d = (*s);
@@ -580,7 +541,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivat
 impl serde::Serialize for NvlinkNvlePrivateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkNvlePrivateInfo_v1_t", 2)?;
         st.serialize_field("data", &self.data)?;
         st.serialize_field("size", &self.size)?;
@@ -608,18 +568,15 @@ pub struct NvlinkSetBwModeAsync {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
     fn from_raw(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetBwModeAsync {
             b_set_best: r.bSetBest != 0,
             bw_mode: r.bwMode,
             async_poll_timeout_ms: r.asyncPollTimeoutMs,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
     fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwModeAsync_v1_t::default();
         r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
@@ -631,7 +588,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAs
 impl serde::Serialize for NvlinkSetBwModeAsync {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkSetBwModeAsync_v1_t", 3)?;
         st.serialize_field("bSetBest", &self.b_set_best)?;
         st.serialize_field("bwMode", &self.bw_mode)?;
@@ -652,17 +608,14 @@ pub struct NvlinkSetBwMode {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn from_raw(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetBwMode {
             b_set_best: r.bSetBest != 0,
             bw_mode: r.bwMode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkSetBwMode_v1 as _;
         r.bSetBest = self.b_set_best as _;
@@ -674,7 +627,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
 impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkSetBwMode_v1_t", 2)?;
         st.serialize_field("bSetBest", &self.b_set_best)?;
         st.serialize_field("bwMode", &self.bw_mode)?;
@@ -694,16 +646,13 @@ pub struct NvlinkSetNvleReady {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
     fn from_raw(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetNvleReady {
             b_nvle_ready: r.bNvleReady != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
     fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
         r.bNvleReady = self.b_nvle_ready as _;
         r
@@ -713,7 +662,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady 
 impl serde::Serialize for NvlinkSetNvleReady {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkSetNvleReady_v1_t", 1)?;
         st.serialize_field("bNvleReady", &self.b_nvle_ready)?;
         st.end()
@@ -741,7 +689,6 @@ pub struct NvlinkSetupNvleEncryptionKey {
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
 for NvlinkSetupNvleEncryptionKey {
     fn from_raw(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetupNvleEncryptionKey {
             nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
             local_gpu_alid: r.localGpuAlid,
@@ -752,14 +699,12 @@ for NvlinkSetupNvleEncryptionKey {
             remote_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.remoteGpuNvlePrivateInfo),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
 for NvlinkSetupNvleEncryptionKey {
     fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t::default();
         for (d, s) in r.nvleKey.iter_mut().zip(self.nvle_key.iter()) {
             *d = (*s);
@@ -779,7 +724,6 @@ for NvlinkSetupNvleEncryptionKey {
 impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkSetupNvleEncryptionKey_v1_t", 5)?;
         st.serialize_field("nvleKey", &self.nvle_key)?;
         st.serialize_field("localGpuAlid", &self.local_gpu_alid)?;
@@ -809,17 +753,14 @@ pub struct NvlinkSupportedBwModes {
 impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>
 for NvlinkSupportedBwModes {
     fn from_raw(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSupportedBwModes {
             bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
             total_bw_modes: r.totalBwModes,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
     fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSupportedBwModes_v1_t::default();
         r.version = sys::nvmlNvlinkSupportedBwModes_v1 as _;
         for (d, s) in r.bwModes.iter_mut().zip(self.bw_modes.iter()) {
@@ -833,7 +774,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupported
 impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlNvlinkSupportedBwModes_v1_t", 2)?;
         st.serialize_field("bwModes", &self.bw_modes)?;
         st.serialize_field("totalBwModes", &self.total_bw_modes)?;
@@ -1545,8 +1485,8 @@ impl<'n> Device<'n> {
         let mut c_set_bw_mode_async = {
             let r: sys::nvmlNvlinkSetBwModeAsync_v1_t = crate::raw::ToRaw::to_raw(
                 &NvlinkSetBwModeAsync {
-                    b_set_best: b_set_best,
-                    bw_mode: bw_mode,
+                    b_set_best,
+                    bw_mode,
                     ..Default::default()
                 },
             );

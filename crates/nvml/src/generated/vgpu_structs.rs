@@ -37,18 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
 use super::*;
 /// Enum describing the GPU Recovery Action
 ///
@@ -170,7 +160,6 @@ pub struct GridLicensableFeature {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
     fn from_raw(r: &sys::nvmlGridLicensableFeature_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicensableFeature {
             feature_code: GridLicenseFeatureCode(r.featureCode),
             feature_state: r.featureState != 0,
@@ -180,13 +169,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFe
             license_expiry: <GridLicenseExpiry as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.licenseExpiry),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
     fn to_raw(&self) -> sys::nvmlGridLicensableFeature_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeature_st::default();
         r.featureCode = self.feature_code.0;
         r.featureState = self.feature_state as _;
@@ -201,7 +188,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeat
 impl serde::Serialize for GridLicensableFeature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGridLicensableFeature_st", 6)?;
         st.serialize_field("featureCode", &self.feature_code)?;
         st.serialize_field("featureState", &self.feature_state)?;
@@ -230,7 +216,6 @@ pub struct GridLicensableFeatures {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
     fn from_raw(r: &sys::nvmlGridLicensableFeatures_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicensableFeatures {
             is_grid_license_supported: r.isGridLicenseSupported != 0,
             licensable_features_count: r.licensableFeaturesCount,
@@ -242,13 +227,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableF
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
     fn to_raw(&self) -> sys::nvmlGridLicensableFeatures_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeatures_st::default();
         r.isGridLicenseSupported = self.is_grid_license_supported as _;
         r.licensableFeaturesCount = self.licensable_features_count;
@@ -266,7 +249,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFea
 impl serde::Serialize for GridLicensableFeatures {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGridLicensableFeatures_st", 3)?;
         st.serialize_field("isGridLicenseSupported", &self.is_grid_license_supported)?;
         st.serialize_field("licensableFeaturesCount", &self.licensable_features_count)?;
@@ -300,7 +282,6 @@ pub struct GridLicenseExpiry {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
     fn from_raw(r: &sys::nvmlGridLicenseExpiry_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicenseExpiry {
             year: r.year,
             month: r.month,
@@ -309,13 +290,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
             min: r.min,
             sec: r.sec,
             status: r.status,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
     fn to_raw(&self) -> sys::nvmlGridLicenseExpiry_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicenseExpiry_st::default();
         r.year = self.year;
         r.month = self.month;
@@ -331,7 +310,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
 impl serde::Serialize for GridLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlGridLicenseExpiry_st", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
@@ -357,16 +335,13 @@ pub struct VgpuHeterogeneousMode {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn from_raw(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuHeterogeneousMode {
             mode: r.mode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn to_raw(&self) -> sys::nvmlVgpuHeterogeneousMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuHeterogeneousMode_v1_t::default();
         r.version = sys::nvmlVgpuHeterogeneousMode_v1 as _;
         r.mode = self.mode;
@@ -377,7 +352,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneou
 impl serde::Serialize for VgpuHeterogeneousMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuHeterogeneousMode_v1_t", 1)?;
         st.serialize_field("mode", &self.mode)?;
         st.end()
@@ -426,7 +400,6 @@ impl VgpuInstanceUtilizationInfo {
         r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t,
         value_type: ValueType,
     ) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuInstanceUtilizationInfo {
             time_stamp: r.timeStamp,
             vgpu_instance: r.vgpuInstance,
@@ -436,14 +409,12 @@ impl VgpuInstanceUtilizationInfo {
             dec_util: crate::Value::from_raw(value_type, &r.decUtil),
             jpg_util: crate::Value::from_raw(value_type, &r.jpgUtil),
             ofa_util: crate::Value::from_raw(value_type, &r.ofaUtil),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationInfo_v1_t>
 for VgpuInstanceUtilizationInfo {
     fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
         r.vgpuInstance = self.vgpu_instance;
@@ -460,7 +431,6 @@ for VgpuInstanceUtilizationInfo {
 impl serde::Serialize for VgpuInstanceUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationInfo_v1_t", 8)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
         st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
@@ -509,7 +479,6 @@ impl VgpuInstanceUtilizationSample {
         r: &sys::nvmlVgpuInstanceUtilizationSample_st,
         value_type: ValueType,
     ) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuInstanceUtilizationSample {
             vgpu_instance: r.vgpuInstance,
             time_stamp: r.timeStamp,
@@ -517,14 +486,12 @@ impl VgpuInstanceUtilizationSample {
             mem_util: crate::Value::from_raw(value_type, &r.memUtil),
             enc_util: crate::Value::from_raw(value_type, &r.encUtil),
             dec_util: crate::Value::from_raw(value_type, &r.decUtil),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationSample_st>
 for VgpuInstanceUtilizationSample {
     fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
         r.timeStamp = self.time_stamp;
@@ -539,7 +506,6 @@ for VgpuInstanceUtilizationSample {
 impl serde::Serialize for VgpuInstanceUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationSample_st", 6)?;
         st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
@@ -576,7 +542,6 @@ pub struct VgpuLicenseExpiry {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
     fn from_raw(r: &sys::nvmlVgpuLicenseExpiry_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuLicenseExpiry {
             year: r.year,
             month: r.month,
@@ -585,13 +550,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
             min: r.min,
             sec: r.sec,
             status: r.status,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
     fn to_raw(&self) -> sys::nvmlVgpuLicenseExpiry_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuLicenseExpiry_st::default();
         r.year = self.year;
         r.month = self.month;
@@ -607,7 +570,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
 impl serde::Serialize for VgpuLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuLicenseExpiry_st", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
@@ -636,20 +598,17 @@ pub struct VgpuLicenseInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
     fn from_raw(r: &sys::nvmlVgpuLicenseInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuLicenseInfo {
             is_licensed: r.isLicensed != 0,
             license_expiry: <VgpuLicenseExpiry as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.licenseExpiry),
             current_state: r.currentState,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
     fn to_raw(&self) -> sys::nvmlVgpuLicenseInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuLicenseInfo_st::default();
         r.isLicensed = self.is_licensed as _;
         r.licenseExpiry = crate::raw::ToRaw::to_raw(&self.license_expiry);
@@ -661,7 +620,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
 impl serde::Serialize for VgpuLicenseInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuLicenseInfo_st", 3)?;
         st.serialize_field("isLicensed", &self.is_licensed)?;
         st.serialize_field("licenseExpiry", &self.license_expiry)?;
@@ -683,16 +641,13 @@ pub struct VgpuPlacementId {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn from_raw(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuPlacementId {
             placement_id: r.placementId,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn to_raw(&self) -> sys::nvmlVgpuPlacementId_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPlacementId_v1_t::default();
         r.version = sys::nvmlVgpuPlacementId_v1 as _;
         r.placementId = self.placement_id;
@@ -703,7 +658,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
 impl serde::Serialize for VgpuPlacementId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuPlacementId_v1_t", 1)?;
         st.serialize_field("placementId", &self.placement_id)?;
         st.end()
@@ -741,7 +695,6 @@ pub struct VgpuProcessUtilizationInfo {
 impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
 for VgpuProcessUtilizationInfo {
     fn from_raw(r: &sys::nvmlVgpuProcessUtilizationInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuProcessUtilizationInfo {
             process_name: ffi::string_from(&r.processName),
             time_stamp: r.timeStamp,
@@ -753,14 +706,12 @@ for VgpuProcessUtilizationInfo {
             dec_util: r.decUtil,
             jpg_util: r.jpgUtil,
             ofa_util: r.ofaUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
 for VgpuProcessUtilizationInfo {
     fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationInfo_v1_t::default();
         ffi::set_string(&mut r.processName, &self.process_name);
         r.timeStamp = self.time_stamp;
@@ -779,7 +730,6 @@ for VgpuProcessUtilizationInfo {
 impl serde::Serialize for VgpuProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuProcessUtilizationInfo_v1_t", 10)?;
         st.serialize_field("processName", &self.process_name)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
@@ -823,7 +773,6 @@ pub struct VgpuProcessUtilizationSample {
 impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationSample_st>
 for VgpuProcessUtilizationSample {
     fn from_raw(r: &sys::nvmlVgpuProcessUtilizationSample_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuProcessUtilizationSample {
             vgpu_instance: r.vgpuInstance,
             pid: r.pid,
@@ -833,14 +782,12 @@ for VgpuProcessUtilizationSample {
             mem_util: r.memUtil,
             enc_util: r.encUtil,
             dec_util: r.decUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationSample_st>
 for VgpuProcessUtilizationSample {
     fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
         r.pid = self.pid;
@@ -857,7 +804,6 @@ for VgpuProcessUtilizationSample {
 impl serde::Serialize for VgpuProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuProcessUtilizationSample_st", 8)?;
         st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
         st.serialize_field("pid", &self.pid)?;
@@ -884,16 +830,11 @@ pub struct VgpuRuntimeState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn from_raw(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        VgpuRuntimeState {
-            size: r.size,
-            ..Default::default()
-        }
+        VgpuRuntimeState { size: r.size }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn to_raw(&self) -> sys::nvmlVgpuRuntimeState_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuRuntimeState_v1_t::default();
         r.version = sys::nvmlVgpuRuntimeState_v1 as _;
         r.size = self.size;
@@ -904,7 +845,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
 impl serde::Serialize for VgpuRuntimeState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuRuntimeState_v1_t", 1)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -939,7 +879,6 @@ pub struct VgpuSchedulerCapabilities {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerCapabilities_st>
 for VgpuSchedulerCapabilities {
     fn from_raw(r: &sys::nvmlVgpuSchedulerCapabilities_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerCapabilities {
             supported_schedulers: r.supportedSchedulers.iter().map(|x| (*x)).collect(),
             max_timeslice: r.maxTimeslice,
@@ -949,14 +888,12 @@ for VgpuSchedulerCapabilities {
             min_frequency_for_arr: r.minFrequencyForARR,
             max_avg_factor_for_arr: r.maxAvgFactorForARR,
             min_avg_factor_for_arr: r.minAvgFactorForARR,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerCapabilities_st>
 for VgpuSchedulerCapabilities {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerCapabilities_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerCapabilities_st::default();
         for (d, s) in r
             .supportedSchedulers
@@ -979,7 +916,6 @@ for VgpuSchedulerCapabilities {
 impl serde::Serialize for VgpuSchedulerCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerCapabilities_st", 8)?;
         st.serialize_field("supportedSchedulers", &self.supported_schedulers)?;
         st.serialize_field("maxTimeslice", &self.max_timeslice)?;
@@ -1008,20 +944,17 @@ pub struct VgpuSchedulerGetState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerGetState_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerGetState {
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerParams::from_raw_tagged(
                 r.arrMode as u32,
                 &r.schedulerParams,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerGetState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerGetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
@@ -1036,7 +969,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetSt
 impl serde::Serialize for VgpuSchedulerGetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerGetState_st", 3)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("arrMode", &self.scheduler_params.tag())?;
@@ -1071,7 +1003,6 @@ pub struct VgpuSchedulerLogEntry {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntry_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
@@ -1080,13 +1011,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerL
             target_time_slice: r.targetTimeSlice,
             cumulative_preemption_time: r.cumulativePreemptionTime,
             weight: r.weight,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntry_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogEntry_v2_t::default();
         r.timestamp = self.timestamp;
         r.timeRunTotal = self.time_run_total;
@@ -1100,7 +1029,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLog
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntries_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
@@ -1114,7 +1042,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerL
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntries_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogEntries_st::default();
         r.timestamp = self.timestamp;
         r.timeRunTotal = self.time_run_total;
@@ -1129,7 +1056,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLog
 impl serde::Serialize for VgpuSchedulerLogEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerLogEntry_v2_t", 7)?;
         st.serialize_field("timestamp", &self.timestamp)?;
         st.serialize_field("timeRunTotal", &self.time_run_total)?;
@@ -1175,7 +1101,6 @@ pub struct VgpuSchedulerLogInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1196,7 +1121,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLo
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1211,7 +1135,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogI
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1234,7 +1157,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLo
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
         r.engineId = self.engine_id;
@@ -1255,7 +1177,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogI
 impl serde::Serialize for VgpuSchedulerLogInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v2_t", 7)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
@@ -1288,7 +1209,6 @@ pub struct VgpuSchedulerLog {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLog_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLog {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1305,13 +1225,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLog_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLog_st::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1331,7 +1249,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
 impl serde::Serialize for VgpuSchedulerLog {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerLog_st", 6)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
@@ -1355,17 +1272,14 @@ pub struct VgpuSchedulerParamsVgpuSchedData {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
 for VgpuSchedulerParamsVgpuSchedData {
     fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedData) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerParamsVgpuSchedData {
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
 for VgpuSchedulerParamsVgpuSchedData {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedData {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
@@ -1375,7 +1289,6 @@ for VgpuSchedulerParamsVgpuSchedData {
 impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerParams_t_vgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
@@ -1396,18 +1309,15 @@ pub struct VgpuSchedulerParamsVgpuSchedDataWithARR {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerParamsVgpuSchedDataWithARR {
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1418,7 +1328,6 @@ for VgpuSchedulerParamsVgpuSchedDataWithARR {
 impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR", 2)?;
         st.serialize_field("avgFactor", &self.avg_factor)?;
@@ -1439,17 +1348,14 @@ pub struct VgpuSchedulerSetParamsVgpuSchedData {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
 for VgpuSchedulerSetParamsVgpuSchedData {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetParamsVgpuSchedData {
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
 for VgpuSchedulerSetParamsVgpuSchedData {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
@@ -1459,7 +1365,6 @@ for VgpuSchedulerSetParamsVgpuSchedData {
 impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlVgpuSchedulerSetParams_t_vgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
@@ -1481,18 +1386,15 @@ pub struct VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetParamsVgpuSchedDataWithARR {
             avg_factor: r.avgFactor,
             frequency: r.frequency,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.frequency = self.frequency;
@@ -1503,7 +1405,6 @@ for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR", 2)?;
         st.serialize_field("avgFactor", &self.avg_factor)?;
@@ -1527,20 +1428,17 @@ pub struct VgpuSchedulerSetState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetState_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetState {
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
                 r.enableARRMode as u32,
                 &r.schedulerParams,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
@@ -1555,7 +1453,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetSt
 impl serde::Serialize for VgpuSchedulerSetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerSetState_st", 3)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("enableARRMode", &self.scheduler_params.tag())?;
@@ -1591,7 +1488,6 @@ pub struct VgpuSchedulerStateInfo {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t>
 for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1603,7 +1499,6 @@ for VgpuSchedulerStateInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v2_t::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1615,7 +1510,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerSt
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t>
 for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1629,7 +1523,6 @@ for VgpuSchedulerStateInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
         r.engineId = self.engine_id;
@@ -1646,7 +1539,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerSt
 impl serde::Serialize for VgpuSchedulerStateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v2_t", 5)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
@@ -1683,7 +1575,6 @@ pub struct VgpuSchedulerState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerState {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1695,7 +1586,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStat
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v2_t::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1706,7 +1596,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState 
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerState {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1720,7 +1609,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStat
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerState_v1 as _;
         r.engineId = self.engine_id;
@@ -1737,7 +1625,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState 
 impl serde::Serialize for VgpuSchedulerState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v2_t", 5)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
@@ -1761,16 +1648,13 @@ pub struct VgpuTypeBar1Info {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn from_raw(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuTypeBar1Info {
             bar1_size: r.bar1Size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn to_raw(&self) -> sys::nvmlVgpuTypeBar1Info_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeBar1Info_v1_t::default();
         r.version = sys::nvmlVgpuTypeBar1Info_v1 as _;
         r.bar1Size = self.bar1_size;
@@ -1781,7 +1665,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
 impl serde::Serialize for VgpuTypeBar1Info {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuTypeBar1Info_v1_t", 1)?;
         st.serialize_field("bar1Size", &self.bar1_size)?;
         st.end()
@@ -1803,17 +1686,14 @@ pub struct VgpuTypeMaxInstance {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn from_raw(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuTypeMaxInstance {
             vgpu_type_id: r.vgpuTypeId,
             max_instance_per_gi: r.maxInstancePerGI,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn to_raw(&self) -> sys::nvmlVgpuTypeMaxInstance_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeMaxInstance_v1_t::default();
         r.version = sys::nvmlVgpuTypeMaxInstance_v1 as _;
         r.vgpuTypeId = self.vgpu_type_id;
@@ -1825,7 +1705,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstanc
 impl serde::Serialize for VgpuTypeMaxInstance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlVgpuTypeMaxInstance_v1_t", 2)?;
         st.serialize_field("vgpuTypeId", &self.vgpu_type_id)?;
         st.serialize_field("maxInstancePerGI", &self.max_instance_per_gi)?;
@@ -1889,7 +1768,6 @@ impl VgpuSchedulerParams {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerParams_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerParams_t::default();
         match self {
             VgpuSchedulerParams::VgpuSchedData(v) => {
@@ -1993,7 +1871,6 @@ impl VgpuSchedulerSetParams {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerSetParams_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerSetParams_t::default();
         match self {
             VgpuSchedulerSetParams::VgpuSchedData(v) => {

@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::emit::ByArea;
 use crate::emit::{c_ty, ident};
+use crate::emit::{Allow, ByArea, Uses};
 use crate::model::{Function, Model, RecordKind, Ty};
 use crate::plan::visit::{visit_all, RoleVisitor, Served};
 use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
@@ -717,20 +717,17 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         /// with the versions of that record's layouts a caller may set: the layout of the
         /// function's prototype first, then the others newest first. Sorted by function.
         // The constants are `c_uint` or `c_int`, by the header's spelling.
-        #[allow(clippy::unnecessary_cast)]
         pub static VERSIONED: [(&str, &[(u32, &str)]); #versioned_count] = [#(#versioned),*];
     };
     (out, facts)
 }
 
 /// What every file of `tables/` starts with.
-pub fn tables_prelude(_: &[TokenStream], _: bool) -> TokenStream {
-    quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use super::super::super::schema::{Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T};
-    }
+pub fn tables_prelude(uses: &Uses, _: bool) -> TokenStream {
+    uses.import(
+        quote!(super::super::super::schema),
+        &["Field", "FunctionSchema", "ObjectKind", "Output", "RecordSchema", "Shape", "T"],
+    )
 }
 
 /// `answers/`: the answer of every function answered from data, and the functions that fill
@@ -806,21 +803,33 @@ pub(super) fn layouts(b: &Bindings, newest: &str) -> Vec<(String, String)> {
 }
 
 /// What every file of `answers/` starts with.
-pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+pub fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let others = uses.glob(quote!(super), uses.elsewhere());
+    let answer = uses
+        .import(quote!(super::super::super::answer), &["array", "chars", "record_layout", "Answer", "Object", "Val"]);
+    let ffi = uses.import(
+        quote!(super::super::super::ffi),
+        &["check_version", "put", "put_counted", "put_list", "put_sized_str", "put_str"],
+    );
+    let id = uses.import(quote!(super::super::names), &["id"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-        // Values convert with `as` to whatever C type a field has, the same one included.
-        #![allow(clippy::unnecessary_cast)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
-        use super::*;
-        use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-        use super::super::super::ffi::{check_version, put, put_counted, put_list, put_sized_str, put_str};
-        use super::super::names::id;
+        #c
+        #sys
+        #others
+        #answer
+        #ffi
+        #id
     }
 }
+
+/// What every file of `answers/` allows, and why.
+pub const ALLOWS: &[Allow] = &[
+    ("clippy::unnecessary_cast", "Values convert with `as` to whatever C type a field has, the same one included."),
+    ("clippy::too_many_arguments", "An answer takes a function's C parameters, as many as nvml.h gives."),
+    ("unused_variables", "An answer takes every C parameter of its function; the profile's values need not all."),
+];
 
 fn collect(m: &Model, b: &Bindings, t: &VTy, records: &mut BTreeSet<String>, enums: &mut BTreeSet<String>) {
     match t {
@@ -1070,7 +1079,6 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
     let doc = format!(" `{fname}` from the profile's values.");
     quote! {
         #[doc = #doc]
-        #[allow(clippy::too_many_arguments, unused_variables)]
         pub fn #name<A: Answer + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
             #null_check
             #(#versions)*
@@ -1188,10 +1196,11 @@ fn older_builder(m: &Model, b: &Bindings, old: &str, newest: &str) -> TokenStrea
         Some(quote!(if let Some(x) = v.get(#n) { #set }))
     });
     let doc = format!(" Sets the fields of the older layout `{old}` from a value of `{newest}`.");
+    let sets: Vec<TokenStream> = sets.collect();
+    let (v, o) = value_and_out(!sets.is_empty());
     quote! {
         #[doc = #doc]
-        #[allow(unused_variables)]
-        pub(crate) fn #name(v: &Val, out: &mut #rt) {
+        pub(crate) fn #name(#v: &Val, #o: &mut #rt) {
             #(#sets)*
         }
     }
@@ -1230,12 +1239,22 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
         let set = set_field(m, &ft, n, &f.ty);
         Some(quote!(if let Some(x) = v.get(#n) { #set }))
     });
+    let sets: Vec<TokenStream> = sets.collect();
+    let (v, o) = value_and_out(!sets.is_empty());
     quote! {
         #[doc = #doc]
-        #[allow(unused_variables)]
-        pub(crate) fn #name(v: &Val, out: &mut #rt) {
+        pub(crate) fn #name(#v: &Val, #o: &mut #rt) {
             #(#sets)*
         }
+    }
+}
+
+/// The parameters of a record's setter: `v` and `out`, or `_v` and `_out` for one that sets
+/// nothing (`used` false).
+fn value_and_out(used: bool) -> (proc_macro2::Ident, proc_macro2::Ident) {
+    match used {
+        true => (ident("v"), ident("out")),
+        false => (ident("_v"), ident("_out")),
     }
 }
 

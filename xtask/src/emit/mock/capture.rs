@@ -23,7 +23,7 @@ use quote::quote;
 use super::answers::{data_functions, field_ty, layouts, newest_field, same_fields, value_types};
 use super::answers::{Object, Out, Reading, StrLen, VTy};
 use crate::diag::Diagnostics;
-use crate::emit::{c_ty, ident, ByArea};
+use crate::emit::{c_ty, ident, Allow, ByArea, Uses};
 use crate::model::{Model, RecordKind, Ty};
 use crate::plan::visit::{visit_all, RoleVisitor, Served};
 use crate::plan::{ParamPlan, Plan, Probe, Val};
@@ -88,27 +88,38 @@ pub fn readers(b: &Bindings, plan: &Plan, d: &mut Diagnostics) -> (ByArea, Token
 }
 
 /// What every file of `capture/` starts with.
-pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+pub fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let null = uses.import(quote!(core::ptr), &["null_mut"]);
+    let map = uses.import(quote!(std::collections), &["BTreeMap"]);
+    let others = uses.glob(quote!(super), uses.elsewhere());
+    let answer = uses.import(quote!(super::super::super::answer), &["Object", "Val"]);
+    let ffi = uses.import(quote!(super::super::super::ffi), &["call", "union_member"]);
+    let reading = uses.import(
+        quote!(super::super::super::reading),
+        &["array_ptr", "c_string", "selector", "trimmed", "without_version", "Cx", "Mode"],
+    );
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-        // Values convert with `as` from whatever C type a field has.
-        #![allow(clippy::unnecessary_cast)]
-        // A capture reads deprecated functions too: drivers still export and answer them.
-        #![allow(deprecated)]
-        // A reader sets the fields a call needs on a zeroed record.
-        #![allow(clippy::field_reassign_with_default)]
-
-        use core::ffi::*;
-        use core::ptr::null_mut;
-        use std::collections::BTreeMap;
-        use nvml_sys::*;
-        use super::*;
-        use super::super::super::answer::{Object, Val};
-        use super::super::super::ffi::{call, union_member};
-        use super::super::super::reading::{array_ptr, c_string, selector, trimmed, without_version, Cx, Mode};
+        #c
+        #null
+        #map
+        #sys
+        #others
+        #answer
+        #ffi
+        #reading
     }
 }
+
+/// What every file of `capture/` allows, and why.
+pub const ALLOWS: &[Allow] = &[
+    ("clippy::unnecessary_cast", "Values convert with `as` from whatever C type a field has, the same one included."),
+    ("deprecated", "A capture reads deprecated functions too: drivers still export and answer them."),
+    ("clippy::field_reassign_with_default", "A reader sets the fields a call needs on a zeroed record."),
+    ("clippy::too_many_arguments", "A reader passes a function's C parameters, as many as nvml.h gives."),
+    ("unused_variables", "A reader declares every selector and output a call may take; a mode leaves some unread."),
+];
 
 /// Whether a function's name says it only reads: its first verb (a CamelCase word; `EventSet`
 /// and `GpuSet` are nouns) is `Get`, `Query` or `Is`. Anything else (`Lock`, `Set`, `Reset`,
@@ -246,7 +257,6 @@ fn reader(b: &Bindings, r: &Reading) -> Result<TokenStream, String> {
     let doc = format!(" Reads `{fname}` through the library: its values, or the code it answers.");
     Ok(quote! {
         #[doc = #doc]
-        #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
         pub fn #name(cx: &mut Cx, object: Object, s: &[i64]) -> Result<Vec<Val>, nvmlReturn_t> {
             let f = match cx.lib.#name() {
                 Ok(f) => f,

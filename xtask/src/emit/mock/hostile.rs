@@ -20,7 +20,7 @@ use quote::quote;
 
 use super::{area_of, by_area_trait, fallback, params, returns_status, DIR};
 use crate::diag::Diagnostics;
-use crate::emit::{ident, ret_ty, ByArea, Output};
+use crate::emit::{ident, ret_ty, ByArea, Output, Uses};
 use crate::model::{Function, Ty};
 use crate::plan::visit::{visit, RoleVisitor, Served};
 use crate::plan::{Call, ParamPlan, Plan, Probe, Role, Val, Wrapping};
@@ -29,7 +29,12 @@ use crate::rules::Bindings;
 /// Writes `hostile/`; a trusted reading whose outputs it cannot write is a note in `d`.
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let dir = PathBuf::from(DIR).join("hostile");
-    hostile(b, plan, d).write(out, &b.model, &dir, prelude, answer())
+    let mut areas = hostile(b, plan, d);
+    areas.allows = vec![
+        ("clippy::too_many_arguments", "A function takes its C parameters, as many as nvml.h gives."),
+        ("unused_variables", "A function takes every C parameter; one that answers a code only reads none."),
+    ];
+    areas.write(out, &b.model, &dir, prelude, answer())
 }
 
 /// The hostile mode's impl of each area's trait.
@@ -66,7 +71,6 @@ fn hostile(b: &Bindings, plan: &Plan, d: &mut Diagnostics) -> ByArea {
     });
     by_area_trait(b, methods, |t, methods| {
         quote! {
-            #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
             impl #t for Hostile {
                 #(#methods)*
             }
@@ -74,15 +78,15 @@ fn hostile(b: &Bindings, plan: &Plan, d: &mut Diagnostics) -> ByArea {
     })
 }
 
-fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let answer = uses.import(quote!(super::super::super::answer), &["Answer", "Object", "Val"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
+        #c
+        #sys
         use super::super::api::*;
-        use super::super::super::answer::{Answer, Object, Val};
+        #answer
         use super::super::super::engine::hostile::Hostile;
     }
 }
@@ -94,18 +98,17 @@ fn answer() -> TokenStream {
         use super::super::answer::{Answer, Object, Val};
         use super::super::engine::hostile::Hostile;
 
-        #[allow(unused_variables)]
         impl Answer for Hostile {
-            fn unimplemented(&self, function: &'static str) -> nvmlReturn_t {
+            fn unimplemented(&self, _function: &'static str) -> nvmlReturn_t {
                 self.code()
             }
             // Every function is answered below, so the profile's values are never asked for.
             fn answer(
                 &self,
-                id: usize,
-                object: Object,
-                selectors: &[i64],
-                write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
+                _id: usize,
+                _object: Object,
+                _selectors: &[i64],
+                _write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
             ) -> nvmlReturn_t {
                 self.code()
             }

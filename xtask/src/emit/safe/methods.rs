@@ -142,8 +142,8 @@ impl<'c> RoleVisitor<'c> for Parts<'_, '_, 'c> {
             _ => self.g.input(v, hv, quote!((*#pn))),
         };
         let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
-        let arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
-        Ok(Part { pre: quote!(let mut #local = #value;), arg, post: None })
+        let (mutable, arg) = if is_const { (None, quote!(&#local)) } else { (Some(quote!(mut)), quote!(&mut #local)) };
+        Ok(Part { pre: quote!(let #mutable #local = #value;), arg, post: None })
     }
 
     fn in_out(&mut self, p: &'c ParamPlan, v: &'c Val) -> Served<Part> {
@@ -612,7 +612,7 @@ impl Gen<'_> {
                     _ => None,
                 })
                 .collect();
-            Some(quote!(0 #(+ #sizes)*))
+            Some(sum(&sizes))
         };
         let call_args = |c: &Call| -> Option<Vec<TokenStream>> {
             c.params
@@ -720,9 +720,9 @@ impl Gen<'_> {
     fn inout_value(&self, r: &str, x: TokenStream) -> TokenStream {
         let Some(io) = self.io.get(r) else { return x };
         let t = self.names.ty(r);
+        // Each parameter is named as its field.
         let fields = io.inputs.iter().map(|f| super::convert::field_ident(f));
-        let params = io.inputs.iter().map(|f| ident(&snake(f)));
-        quote!(#t { #(#fields: #params,)* ..Default::default() })
+        quote!(#t { #(#fields,)* ..Default::default() })
     }
 
     /// What the method returns of its head's in/out record `r` (safe value `x`): the only
@@ -1127,11 +1127,11 @@ impl Gen<'_> {
         }
         let base = whole.unwrap_or_else(|| quote!(#t::default()));
         let result = self.inout_result(&a.record, quote!(r));
+        let mutable = (!sets.is_empty()).then(|| quote!(mut));
         Ok(quote! {
             #(#pre)*
             ffi::check(call!(sym(#(#args),*)))?;
-            #[allow(unused_mut)]
-            let mut r: #t = #base;
+            let #mutable r: #t = #base;
             #(#sets)*
             Ok(#result)
         })
@@ -1166,10 +1166,19 @@ impl Gen<'_> {
             let (t, init) = (self.raw_ty(v), self.raw_init(v));
             quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
         });
-        let sizes = counted.iter().map(|(_, v)| {
-            let t = self.raw_ty(v);
-            quote!(core::mem::size_of::<#t>())
-        });
+        let sizes: Vec<TokenStream> = counted
+            .iter()
+            .map(|(_, v)| {
+                let t = self.raw_ty(v);
+                quote!(core::mem::size_of::<#t>())
+            })
+            .collect();
+        let bytes = sum(&sizes);
+        // One array is the value itself, several a tuple.
+        let lists = match locals.as_slice() {
+            [one] => quote!(#one),
+            _ => quote!((#(#locals),*)),
+        };
         let probe = match probe {
             Probe::Null => quote!(ffi::Probe::Null),
             Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
@@ -1179,10 +1188,10 @@ impl Gen<'_> {
             }
         };
         quote! {
-            let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
+            let (#lists, n) = ffi::fill_counted(#probe, #bytes, |capacity, count| {
                 #(#allocs)*
                 let code = call!(sym(#(#args),*));
-                (code, (#(#locals),*))
+                (code, #lists)
             })?;
         }
     }
@@ -1190,12 +1199,18 @@ impl Gen<'_> {
     /// `Vec` of safe values from an iterator `it` over C values of type `v` (the head's
     /// `hv`), dropping entries equal to the `unused` constant.
     fn collect(&self, v: &Val, hv: &Val, unused: Option<&str>, it: TokenStream) -> TokenStream {
-        let out = self.output(v, hv, quote!((*e)));
+        let element = quote!((*e));
+        let out = self.output(v, hv, element.clone());
         let keep = unused.map(|c| {
             let c = format_ident!("{c}");
             quote!(.filter(|e| **e != sys::#c as _))
         });
-        quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
+        // An element that is its own safe value is copied.
+        let each = match out.to_string() == element.to_string() {
+            true => quote!(.copied()),
+            false => quote!(.map(|e| #out)),
+        };
+        quote!(#it #keep #each.collect::<Vec<_>>())
     }
 
     /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
@@ -1213,6 +1228,15 @@ impl Gen<'_> {
             (Val::Record(o), Val::Record(n)) if o != n => self.convert(o, n, safe),
             _ => safe,
         }
+    }
+}
+
+/// `a + b + ...`, or `0` for no term.
+fn sum(terms: &[TokenStream]) -> TokenStream {
+    if terms.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(#terms)+*)
     }
 }
 

@@ -347,6 +347,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
     let mut sers: Vec<&TokenStream> = head.fields.iter().filter_map(|f| f.ser.as_ref()).collect();
     sers.extend(members.iter().filter(|m| m.older.is_some()).filter_map(|m| m.field.ser.as_ref()));
     let n_ser = Literal::usize_unsuffixed(sers.len());
+    let ser_mut = (!sers.is_empty()).then(|| quote!(mut));
     let cname = head.record.name.clone();
     let mut convs = Vec::new();
     for l in &outs {
@@ -382,8 +383,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeStruct;
-                #[allow(unused_mut)]
-                let mut st = s.serialize_struct(#cname, #n_ser)?;
+                let #ser_mut st = s.serialize_struct(#cname, #n_ser)?;
                 #(#sers)*
                 st.end()
             }
@@ -424,6 +424,9 @@ fn conversions(
         }
     }
     froms.extend(list_entries(b, names, &family, l.record));
+    // The fields no layout value fills keep their defaults.
+    let rest =
+        (froms.len() < fields.iter().filter(|f| f.ident.is_some()).count()).then(|| quote!(..Default::default()));
     let mut tos = l.pre_to.clone();
     for g in &l.fields {
         let Some(gid) = &g.ident else { continue };
@@ -436,11 +439,11 @@ fn conversions(
             tos.push((g.to)(&fid));
         }
     }
+    let to_mut = (!tos.is_empty()).then(|| quote!(mut));
     let to = quote! {
         impl crate::raw::ToRaw<sys::#raw> for #name {
             fn to_raw(&self) -> sys::#raw {
-                #[allow(unused_mut)]
-                let mut r = sys::#raw::default();
+                let #to_mut r = sys::#raw::default();
                 #(#tos)*
                 r
             }
@@ -461,8 +464,7 @@ fn conversions(
                 impl #name {
                     #[doc = #d]
                     pub(crate) fn from_raw_typed(r: &sys::#raw, value_type: ValueType) -> Self {
-                        #[allow(clippy::needless_update)]
-                        #name { #(#froms,)* ..Default::default() }
+                        #name { #(#froms,)* #rest }
                     }
                 }
             }
@@ -470,8 +472,7 @@ fn conversions(
         None => quote! {
             impl crate::raw::FromRaw<sys::#raw> for #name {
                 fn from_raw(r: &sys::#raw) -> Self {
-                    #[allow(clippy::needless_update)]
-                    #name { #(#froms,)* ..Default::default() }
+                    #name { #(#froms,)* #rest }
                 }
             }
         },

@@ -219,7 +219,6 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
             /// The tag and the union with the value in the member the tag selects (strings cut
             /// to fit, longer lists truncated; an unknown tag's bytes as they were).
             pub(crate) fn to_raw_tagged(&self) -> (u32, sys::#raw) {
-                #[allow(unused_mut)]
                 let mut u = sys::#raw::default();
                 match self {
                     #(#writes)*

@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, chars, Val};
 /// Sets the fields of `nvmlBAR1Memory_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
     if let Some(x) = v.get("bar1Total") {
         out.bar1Total = x.uint() as c_ulonglong;
@@ -61,14 +53,12 @@ pub(crate) fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
     }
 }
 /// Sets the fields of `nvmlBBXTimeData_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBBXTimeData_v1_t(v: &Val, out: &mut nvmlBBXTimeData_v1_t) {
     if let Some(x) = v.get("timeRun") {
         out.timeRun = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlBridgeChipHierarchy_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBridgeChipHierarchy_st(
     v: &Val,
     out: &mut nvmlBridgeChipHierarchy_st,
@@ -88,7 +78,6 @@ pub(crate) fn fill_nvmlBridgeChipHierarchy_st(
     }
 }
 /// Sets the fields of `nvmlBridgeChipInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBridgeChipInfo_st(v: &Val, out: &mut nvmlBridgeChipInfo_st) {
     if let Some(x) = v.get("type") {
         out.r#type = x.uint() as nvmlBridgeChipType_t;
@@ -98,14 +87,12 @@ pub(crate) fn fill_nvmlBridgeChipInfo_st(v: &Val, out: &mut nvmlBridgeChipInfo_s
     }
 }
 /// Sets the fields of `nvmlC2cModeInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlC2cModeInfo_v1_t(v: &Val, out: &mut nvmlC2cModeInfo_v1_t) {
     if let Some(x) = v.get("isC2cEnabled") {
         out.isC2cEnabled = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlCoolerInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlCoolerInfo_v1_t(v: &Val, out: &mut nvmlCoolerInfo_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -121,7 +108,6 @@ pub(crate) fn fill_nvmlCoolerInfo_v1_t(v: &Val, out: &mut nvmlCoolerInfo_v1_t) {
     }
 }
 /// Sets the fields of `nvmlCoreRailMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlCoreRailMetrics_t(v: &Val, out: &mut nvmlCoreRailMetrics_t) {
     if let Some(x) = v.get("rails") {
         out.rails = array(
@@ -135,7 +121,6 @@ pub(crate) fn fill_nvmlCoreRailMetrics_t(v: &Val, out: &mut nvmlCoreRailMetrics_
     }
 }
 /// Sets the fields of `nvmlDeviceAddressingMode_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceAddressingMode_v1_t(
     v: &Val,
     out: &mut nvmlDeviceAddressingMode_v1_t,
@@ -148,7 +133,6 @@ pub(crate) fn fill_nvmlDeviceAddressingMode_v1_t(
     }
 }
 /// Sets the fields of `nvmlDeviceAttributes_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttributes_st) {
     if let Some(x) = v.get("multiprocessorCount") {
         out.multiprocessorCount = x.uint() as c_uint;
@@ -179,7 +163,6 @@ pub(crate) fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttribut
     }
 }
 /// Sets the fields of `nvmlEccBankRemapperHistogram_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccBankRemapperHistogram_v1_t(
     v: &Val,
     out: &mut nvmlEccBankRemapperHistogram_v1_t,
@@ -192,7 +175,6 @@ pub(crate) fn fill_nvmlEccBankRemapperHistogram_v1_t(
     }
 }
 /// Sets the fields of `nvmlEccBankRemapperStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccBankRemapperStatus_v1_t(
     v: &Val,
     out: &mut nvmlEccBankRemapperStatus_v1_t,
@@ -211,7 +193,6 @@ pub(crate) fn fill_nvmlEccBankRemapperStatus_v1_t(
     }
 }
 /// Sets the fields of `nvmlEccErrorCounts_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_st) {
     if let Some(x) = v.get("l1Cache") {
         out.l1Cache = x.uint() as c_ulonglong;
@@ -227,7 +208,6 @@ pub(crate) fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_s
     }
 }
 /// Sets the fields of `nvmlGpuThermalSettings_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuThermalSettings_t(
     v: &Val,
     out: &mut nvmlGpuThermalSettings_t,
@@ -247,7 +227,6 @@ pub(crate) fn fill_nvmlGpuThermalSettings_t(
     }
 }
 /// Sets the fields of `nvmlGpuThermalSettings_t_sensor` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuThermalSettings_t_sensor(
     v: &Val,
     out: &mut nvmlGpuThermalSettings_t_sensor,
@@ -269,14 +248,12 @@ pub(crate) fn fill_nvmlGpuThermalSettings_t_sensor(
     }
 }
 /// Sets the fields of `nvmlGpuUptime_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuUptime_v1_t(v: &Val, out: &mut nvmlGpuUptime_v1_t) {
     if let Some(x) = v.get("uptime") {
         out.uptime = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlMemory_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     if let Some(x) = v.get("total") {
         out.total = x.uint() as c_ulonglong;
@@ -289,7 +266,6 @@ pub(crate) fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     }
 }
 /// Sets the fields of `nvmlMemory_v2_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -308,7 +284,6 @@ pub(crate) fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
     }
 }
 /// Sets the fields of `nvmlNvLinkUtilizationControl_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkUtilizationControl_st(
     v: &Val,
     out: &mut nvmlNvLinkUtilizationControl_st,
@@ -321,7 +296,6 @@ pub(crate) fn fill_nvmlNvLinkUtilizationControl_st(
     }
 }
 /// Sets the fields of `nvmlObservedMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlObservedMetrics_t(v: &Val, out: &mut nvmlObservedMetrics_t) {
     if let Some(x) = v.get("initialDramclkEst") {
         out.initialDramclkEst = array(
@@ -350,7 +324,6 @@ pub(crate) fn fill_nvmlObservedMetrics_t(v: &Val, out: &mut nvmlObservedMetrics_
     }
 }
 /// Sets the fields of `nvmlPciInfoExt_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -381,7 +354,6 @@ pub(crate) fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
     }
 }
 /// Sets the fields of `nvmlPciInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
     if let Some(x) = v.get("busIdLegacy") {
         out.busIdLegacy = chars(x);
@@ -406,7 +378,6 @@ pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
     }
 }
 /// Sets the fields of `nvmlPdi_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPdi_v1_t(v: &Val, out: &mut nvmlPdi_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -416,7 +387,6 @@ pub(crate) fn fill_nvmlPdi_v1_t(v: &Val, out: &mut nvmlPdi_v1_t) {
     }
 }
 /// Sets the fields of `nvmlPerfMetricControllerSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricControllerSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricControllerSample_t,
@@ -460,7 +430,6 @@ pub(crate) fn fill_nvmlPerfMetricControllerSample_t_data(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsDlppc2xSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsDlppc2xSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricsDlppc2xSample_t,
@@ -470,7 +439,6 @@ pub(crate) fn fill_nvmlPerfMetricsDlppc2xSample_t(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsPfpp1xSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsPfpp1xSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricsPfpp1xSample_t,
@@ -480,7 +448,6 @@ pub(crate) fn fill_nvmlPerfMetricsPfpp1xSample_t(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsSample_t(v: &Val, out: &mut nvmlPerfMetricsSample_t) {
     if let Some(x) = v.get("numControllerData") {
         out.numControllerData = x.uint() as c_uchar;
@@ -497,7 +464,6 @@ pub(crate) fn fill_nvmlPerfMetricsSample_t(v: &Val, out: &mut nvmlPerfMetricsSam
     }
 }
 /// Sets the fields of `nvmlPerfMetricsSamples_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsSamples_v1_t(
     v: &Val,
     out: &mut nvmlPerfMetricsSamples_v1_t,
@@ -517,14 +483,12 @@ pub(crate) fn fill_nvmlPerfMetricsSamples_v1_t(
     }
 }
 /// Sets the fields of `nvmlPmgrPwrTuple_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPmgrPwrTuple_t(v: &Val, out: &mut nvmlPmgrPwrTuple_t) {
     if let Some(x) = v.get("pwrmW") {
         out.pwrmW = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlProcessInfo_v1_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_st) {
     if let Some(x) = v.get("pid") {
         out.pid = x.uint() as c_uint;
@@ -534,7 +498,6 @@ pub(crate) fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_s
     }
 }
 /// Sets the fields of `nvmlProcessInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_st) {
     if let Some(x) = v.get("pid") {
         out.pid = x.uint() as c_uint;
@@ -550,7 +513,6 @@ pub(crate) fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_s
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xDramclkEstimates_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1xDramclkEstimates_t,
@@ -570,7 +532,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xDramclkEstimates_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xPerf_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xPerf_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1xPerf_t,
@@ -580,7 +541,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xPerf_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1x_t,
@@ -602,7 +562,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsPfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsPfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsPfpp1x_t,
@@ -634,7 +593,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsPfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsSamplePfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsSamplePfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsSamplePfpp1x_t,
@@ -647,7 +605,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsSamplePfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelOperatingPointPfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelOperatingPointPfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelOperatingPointPfpp1x_t,
@@ -660,7 +617,6 @@ pub(crate) fn fill_nvmlPwrModelOperatingPointPfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlRailMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRailMetrics_t(v: &Val, out: &mut nvmlRailMetrics_t) {
     if let Some(x) = v.get("freqkHz") {
         out.freqkHz = x.uint() as c_uint;
@@ -670,7 +626,6 @@ pub(crate) fn fill_nvmlRailMetrics_t(v: &Val, out: &mut nvmlRailMetrics_t) {
     }
 }
 /// Sets the fields of `nvmlRepairStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRepairStatus_v1_t(v: &Val, out: &mut nvmlRepairStatus_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -683,7 +638,6 @@ pub(crate) fn fill_nvmlRepairStatus_v1_t(v: &Val, out: &mut nvmlRepairStatus_v1_
     }
 }
 /// Sets the fields of `nvmlRowRemapperHistogramValues_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRowRemapperHistogramValues_st(
     v: &Val,
     out: &mut nvmlRowRemapperHistogramValues_st,
@@ -705,7 +659,6 @@ pub(crate) fn fill_nvmlRowRemapperHistogramValues_st(
     }
 }
 /// Sets the fields of `nvmlSample_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
     if let Some(x) = v.get("timeStamp") {
         out.timeStamp = x.uint() as c_ulonglong;
@@ -719,7 +672,6 @@ pub(crate) fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
     }
 }
 /// Sets the fields of `nvmlUnrepairableMemoryStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
     v: &Val,
     out: &mut nvmlUnrepairableMemoryStatus_v1_t,
@@ -729,7 +681,6 @@ pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
     }
 }
 /// Sets the fields of `nvmlUtilization_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUtilization_st(v: &Val, out: &mut nvmlUtilization_st) {
     if let Some(x) = v.get("gpu") {
         out.gpu = x.uint() as c_uint;
@@ -780,7 +731,6 @@ pub(crate) fn fill_nvmlValue_st(v: &Val, out: &mut nvmlValue_st) {
     }
 }
 /// Sets the fields of `nvmlViolationTime_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlViolationTime_st(v: &Val, out: &mut nvmlViolationTime_st) {
     if let Some(x) = v.get("referenceTime") {
         out.referenceTime = x.uint() as c_ulonglong;
