@@ -194,6 +194,20 @@ fn rules_error(yaml: &str) -> String {
     format!("{:#}", xtask::pipeline::bindings(&project_root(), &inputs).unwrap_err())
 }
 
+/// The model alone (`cargo xtask model`) reads the rules for the releases it keeps from: a
+/// rules file that does not parse is its error too, not a model without the kept items.
+#[test]
+fn the_model_reports_a_rules_file_that_does_not_parse() {
+    let dir = scratch("model-bad-rules");
+    let rules = dir.join("bad.yaml");
+    std::fs::write(&rules, "released: [13.0.39\nrenamez: {}\n").unwrap();
+    let inputs = Inputs { rules: Some(rules), ..fixture_inputs("basic") };
+    let e = format!("{:#}", xtask::pipeline::header_model(&project_root(), &inputs).unwrap_err());
+    assert!(e.contains("bad.yaml"), "{e}");
+    let good = xtask::pipeline::header_model(&project_root(), &fixture_inputs("basic")).unwrap();
+    assert!(good.functions.contains_key("nvmlInit_v2"), "{:?}", good.functions.keys().collect::<Vec<_>>());
+}
+
 #[test]
 fn bad_rules_name_the_rule_and_the_file() {
     let e = rules_error("handles:\n  nvmlDevice_t: Device\nrenamez: {}\n");
