@@ -196,12 +196,12 @@ fn compare_headers(
     rule_diags: &[Diag],
 ) -> HeaderDiff {
     let functions = section(&old.functions, &m.functions, Function::prototype, compare_functions);
-    let old_families = crate::rules::derive_families(old);
+    let old_families = crate::model::derive_families(old);
     let new_versions = functions
         .added
         .iter()
         .filter_map(|item| {
-            let (base, _) = crate::rules::version_of(&item.name)?;
+            let (base, _) = crate::model::version_of(&item.name)?;
             let previous = match old_families.get(base) {
                 Some(symbols) => symbols.first()?.clone(),
                 None if old.functions.contains_key(base) => base.to_string(),

@@ -154,7 +154,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             });
             continue;
         }
-        let union = crate::rules::union_of(&b.model, &f.ty);
+        let union = crate::model::union_of(&b.model, &f.ty);
         if let (Some((_, name)), Some(u)) = (byte_unions.iter().find(|(v, _)| *v == f.name), union) {
             let members: Vec<String> = u.fields.iter().map(|g| format!("`{}`", g.name)).collect();
             let (bname, raw) = (ident(name), format_ident!("{}", u.name));
