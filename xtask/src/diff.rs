@@ -625,11 +625,13 @@ pub fn between_keeping(
     // A header older than the default one is one the rules cover: they are adapted to it. The
     // default header, a newer one, or a file outside the published versions is what a regen
     // takes as the default: every rule must hold for it, and each that does not is an error.
-    let covered = match (crate::model::version_key(new), crate::fetch::headers::default_version(root)) {
-        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
-        _ => false,
-    };
+    // A header is known by its content: a file with a published header's hash is that version.
     let (header, _) = pipeline::parse(root, new_inputs.header.as_deref())?;
+    let covered =
+        match (crate::model::version_key(&header.header.version), crate::fetch::headers::default_version(root)) {
+            (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
+            _ => false,
+        };
     let mut diff = if covered {
         let (planned, diags, adapted) = pipeline::adapted(root, &new_inputs, default.as_ref())?;
         let expected = |d: &Diag| adapted.left_raw.iter().any(|k| d.message.contains(&format!("`{k}` is a union no")));
