@@ -402,7 +402,11 @@ fn failed_write_leaves_existing_files_untouched() {
     std::fs::write(dir.join("blocked"), "a file").unwrap();
     let bad = PathBuf::from("blocked/generated");
     let file = |d: &Path, n: &str| GeneratedFile { path: d.join(n), contents: "new".into() };
-    let out = Output { dirs: vec![good.clone(), bad.clone()], files: vec![file(&good, "a.rs"), file(&bad, "b.rs")] };
+    let out = Output {
+        dirs: vec![good.clone(), bad.clone()],
+        files: vec![file(&good, "a.rs"), file(&bad, "b.rs")],
+        ..Output::default()
+    };
     let err = format!("{:#}", regen::write(&dir, &out).unwrap_err());
     assert!(err.contains("the checked-in files are untouched"), "{err}");
     assert_eq!(std::fs::read_to_string(dir.join(&good).join("a.rs")).unwrap(), "old");

@@ -99,6 +99,7 @@ impl SafeApi {
         let mut out = crate::emit::Output::default();
         let mut d = crate::diag::Diagnostics::new("emit");
         crate::emit::safe::emit(&p.bindings, &p.plan, &mut out, &mut d)?;
+        out.format()?;
         if d.has_errors() {
             let errors: Vec<String> = d.items().iter().map(|e| e.to_string()).collect();
             anyhow::bail!(

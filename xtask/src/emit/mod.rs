@@ -1,7 +1,8 @@
 //! The emit stage: [`Bindings`] → formatted Rust files (paths relative to the workspace root).
 //!
 //! Each emitter builds token streams with `quote`, which are parsed by `syn` and printed by
-//! prettyplease, so the output's layout depends on nothing installed on the machine.
+//! prettyplease, so the output's layout depends on nothing installed on the machine. The files
+//! are laid out together at the end ([`Output::format`]), a thread per core.
 
 pub mod doc;
 pub mod mock;
@@ -35,6 +36,22 @@ pub struct GeneratedFile {
 pub struct Output {
     pub dirs: Vec<PathBuf>,
     pub files: Vec<GeneratedFile>,
+    /// The Rust files of `files` still to be laid out (their contents empty until then), by
+    /// [`Output::format`].
+    pub unformatted: Vec<Unformatted>,
+}
+
+/// A Rust file of an [`Output`] before prettyplease lays it out: its code as text, so that the
+/// files are laid out on several threads (token streams stay on the thread that made them).
+#[derive(Debug, Clone)]
+pub struct Unformatted {
+    /// Its index in `Output::files`.
+    index: usize,
+    /// The banner and the allows, before the laid-out code.
+    head: String,
+    code: String,
+    /// Text laid out by the emitter itself, after the code.
+    tail: String,
 }
 
 /// A lint a whole generated file allows, `(lints, why)`: what the emitted code cannot avoid,
@@ -64,15 +81,49 @@ impl Output {
         tail: &str,
     ) -> Result<()> {
         let head = format!("{}{}", banner(model, what), allows_text(allows));
-        let mut contents = format_file(&head, tokens, &path.display().to_string())?;
-        if !tail.is_empty() || !allows.is_empty() {
-            contents.push_str(tail);
-            syn::parse_file(&contents)
-                .with_context(|| format!("generated code for {} does not parse (a generator bug)", path.display()))?;
-        }
-        self.files.push(GeneratedFile { path, contents });
+        let (index, code, tail) = (self.files.len(), tokens.to_string(), tail.to_string());
+        self.unformatted.push(Unformatted { index, head, code, tail });
+        self.files.push(GeneratedFile { path, contents: String::new() });
         Ok(())
     }
+
+    /// Lays out every Rust file added since the last call, spread over a thread per core
+    /// (the emitters' output is hundreds of files, and prettyplease takes most of a regen).
+    pub fn format(&mut self) -> Result<()> {
+        let jobs = std::mem::take(&mut self.unformatted);
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, jobs.len().max(1));
+        let files = &self.files;
+        let laid_out: Vec<Result<(usize, String)>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..workers)
+                .map(|w| {
+                    let mine: Vec<&Unformatted> = jobs.iter().skip(w).step_by(workers).collect();
+                    s.spawn(move || mine.into_iter().map(|u| lay_out(u, &files[u.index].path)).collect::<Vec<_>>())
+                })
+                .collect();
+            threads
+                .into_iter()
+                .flat_map(|t| t.join().unwrap_or_else(|_| vec![Err(anyhow::anyhow!("a formatting thread panicked"))]))
+                .collect()
+        });
+        for r in laid_out {
+            let (index, contents) = r?;
+            self.files[index].contents = contents;
+        }
+        Ok(())
+    }
+}
+
+/// The contents of `u`: its head, its code laid out by prettyplease, its tail; the whole must
+/// parse.
+fn lay_out(u: &Unformatted, path: &Path) -> Result<(usize, String)> {
+    let bug = || format!("generated code for {} does not parse (a generator bug)", path.display());
+    let file: syn::File = syn::parse_str(&u.code).with_context(bug)?;
+    let mut contents = format!("{}{}", u.head, prettyplease::unparse(&file));
+    if !u.tail.is_empty() || u.head.contains("#![") {
+        contents.push_str(&u.tail);
+        syn::parse_file(&contents).with_context(bug)?;
+    }
+    Ok((u.index, contents))
 }
 
 /// One crate's generated items by area (see `rules/areas.rs`): one file per area, and the
@@ -304,6 +355,7 @@ pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagno
     mock::emit_history(b, history, &mut out)?;
     mock::hostile::emit(b, plan, &mut out, d)?;
     safe::emit(b, plan, &mut out, d)?;
+    out.format()?;
     Ok(out)
 }
 
@@ -336,13 +388,6 @@ pub fn banner(model: &Model, what: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-/// Formats `tokens` as a file with `banner` on top.
-pub fn format_file(banner: &str, tokens: TokenStream, path: &str) -> Result<String> {
-    let file: syn::File =
-        syn::parse2(tokens).with_context(|| format!("generated code for {path} does not parse (a generator bug)"))?;
-    Ok(format!("{banner}{}", prettyplease::unparse(&file)))
 }
 
 const KEYWORDS: &[&str] = &[
