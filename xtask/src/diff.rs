@@ -197,12 +197,12 @@ fn compare_headers(
     rule_diags: &[Diag],
 ) -> HeaderDiff {
     let functions = section(&old.functions, &m.functions, Function::prototype, compare_functions);
-    let old_families = crate::rules::derive_families(old);
+    let old_families = crate::model::derive_families(old);
     let new_versions = functions
         .added
         .iter()
         .filter_map(|item| {
-            let (base, _) = crate::rules::version_of(&item.name)?;
+            let (base, _) = crate::model::version_of(&item.name)?;
             let previous = match old_families.get(base) {
                 Some(symbols) => symbols.first()?.clone(),
                 None if old.functions.contains_key(base) => base.to_string(),
@@ -626,11 +626,13 @@ pub fn between_keeping(
     // A header older than the default one is one the rules cover: they are adapted to it. The
     // default header, a newer one, or a file outside the published versions is what a regen
     // takes as the default: every rule must hold for it, and each that does not is an error.
-    let covered = match (crate::model::version_key(new), crate::fetch::headers::default_version(root)) {
-        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
-        _ => false,
-    };
+    // A header is known by its content: a file with a published header's hash is that version.
     let (header, _) = pipeline::parse(root, new_inputs.header.as_deref())?;
+    let covered =
+        match (crate::model::version_key(&header.header.version), crate::fetch::headers::default_version(root)) {
+            (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
+            _ => false,
+        };
     let mut diff = if covered {
         let (planned, diags, adapted) = pipeline::adapted(root, &new_inputs, default.as_ref())?;
         let expected = |d: &Diag| adapted.left_raw.iter().any(|k| d.message.contains(&format!("`{k}` is a union no")));

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub mod keep;
+mod queries;
+
+pub use queries::{constant_value, derive_families, enum_or_constant_value, union_of, version_of};
 
 /// Everything the generator knows about one header.
 #[derive(Debug, Clone, Default, Serialize)]

@@ -80,18 +80,19 @@ pub fn parse(root: &Path, spec: Option<&str>) -> Result<(Model, Diagnostics)> {
     crate::clang::parse_header(&header.path, header.info)
 }
 
-/// The model of the header of `inputs`.
+/// The model of the header of `inputs` (its rules file says which releases' items it keeps).
 pub fn header_model(root: &Path, inputs: &Inputs) -> Result<Model> {
-    header_model_observed(root, inputs, &mut ())
+    let (rules, _) = load_rules(root, inputs)?;
+    header_model_observed(root, inputs, &rules.released, &mut ())
 }
 
-fn header_model_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -> Result<Model> {
+/// The model of the header of `inputs`, keeping what the rules' `released` headers declared.
+fn header_model_observed(root: &Path, inputs: &Inputs, released: &[String], obs: &mut dyn Observer) -> Result<Model> {
     timed(obs, Phase::Parse, || {
         let (mut model, diags) = parse(root, inputs.header.as_deref())?;
         diags.finish(inputs.verbose)?;
         // The releases whose headers are kept from, newest first: `keep_from`, if any, then each
         // of the rules' `released` older than it (or than the header).
-        let released = load_rules(root, inputs).ok().map(|(r, _)| r.released).unwrap_or_default();
         let mut newer = model.header.version.clone();
         if let Some(spec) = &inputs.keep_from {
             newer = keep_released(root, &mut model, spec, &newer, inputs.verbose)?;
@@ -150,8 +151,8 @@ fn rules_path(root: &Path, inputs: &Inputs) -> PathBuf {
 
 /// The model with the rules applied.
 pub fn bindings(root: &Path, inputs: &Inputs) -> Result<Bindings> {
-    let model = header_model(root, inputs)?;
     let (rules, shown) = load_rules(root, inputs)?;
+    let model = header_model_observed(root, inputs, &rules.released, &mut ())?;
     let mock = load_mock(root, inputs)?;
     let (bindings, diags) = apply_rules(model, &rules, &shown, &mock);
     diags.finish(inputs.verbose)?;
@@ -180,8 +181,8 @@ enum Strict {
 
 /// Parse, rules and plan, in that order.
 fn stages(root: &Path, inputs: &Inputs, obs: &mut dyn Observer, strict: Strict) -> Result<(Planned, Vec<Diag>)> {
-    let model = header_model_observed(root, inputs, obs)?;
     let (rules, shown) = load_rules(root, inputs)?;
+    let model = header_model_observed(root, inputs, &rules.released, obs)?;
     let mock = load_mock(root, inputs)?;
     rules_and_plan(model, &rules, &shown, &mock, obs, strict, inputs.verbose)
 }
@@ -212,8 +213,8 @@ pub fn adapted(
     inputs: &Inputs,
     default: Option<&Planned>,
 ) -> Result<(Planned, Vec<Diag>, rules::adapt::Adapted)> {
-    let mut model = header_model(root, inputs)?;
     let (mut rules, shown) = load_rules(root, inputs)?;
+    let mut model = header_model_observed(root, inputs, &rules.released, &mut ())?;
     let mut adapted = rules::adapt::to_header(&mut rules, &model);
     // A header older than the default one takes the `older_headers` rules.
     let older = match (crate::model::version_key(&model.header.version), headers::default_version(root)) {
@@ -309,7 +310,10 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
     timed(obs, Phase::Emit, || {
         check_manual(root, &p.bindings).finish(inputs.verbose)?;
         let table = driver_table(root, inputs, &p.bindings.model)?;
-        emit::emit_all(&p.bindings, &p.plan, &table)
+        let mut d = Diagnostics::new("emit");
+        let out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
+        d.finish(inputs.verbose)?;
+        Ok(out)
     })
 }
 

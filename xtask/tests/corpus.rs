@@ -136,7 +136,11 @@ fn generate_member(
         diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).filter(|d| !expected(d)).collect();
     anyhow::ensure!(problems.is_empty(), "rules: {}", problems.join("; "));
     let history = xtask::history::DriverTable::default();
-    regen::write(member, &xtask::emit::emit_all(&planned.bindings, &planned.plan, &history)?)?;
+    let mut emit = xtask::diag::Diagnostics::new("emit");
+    let out = xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut emit)?;
+    let problems: Vec<String> = emit.items().iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
+    anyhow::ensure!(problems.is_empty(), "emit: {}", problems.join("; "));
+    regen::write(member, &out)?;
     let crate_dir = member.join("crates/nvml-sys");
     for f in SYS_FILES {
         std::fs::copy(root.join("crates/nvml-sys").join(f), crate_dir.join(f))?;
@@ -330,6 +334,61 @@ fn every_header_update_is_a_minor_release_but_for_fields_nvidia_removed() {
     assert!(not_removals.is_empty(), "majors not caused by a removal in the header:\n{}", not_removals.join("\n"));
     let names: Vec<String> = majors.iter().map(|d| format!("{} → {}", d.old.version, d.new.version)).collect();
     assert!(majors.len() <= 2, "{} of 32 header updates would be major releases: {names:?}", majors.len());
+}
+
+/// A header is the same header however it is named: header-diff gives each of the 32 pairs of
+/// the corpus the same report, its verdict included, when both headers are files with nothing
+/// beside them (as a user with a header file has them) as when they are named by version. The
+/// files are known by their content (their hash in `nvml-headers/corpus.txt`); the headers'
+/// names are left out of the comparison, since five headers shipped in two or three releases
+/// each (12.4.99 and 12.4.127, say), and a file of one is the newest of them.
+#[test]
+fn header_diff_judges_a_header_file_as_its_version() {
+    if !corpus_enabled("header_diff_judges_a_header_file_as_its_version") {
+        return;
+    }
+    let root = project_root();
+    let entries = headers::corpus(&root).unwrap();
+    let dir = scratch("corpus-by-path");
+    let files: Vec<PathBuf> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let file = dir.join(i.to_string()).join("nvml.h");
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::copy(header_path(&root, &e.version, &Pip::default()).unwrap(), &file).unwrap();
+            file
+        })
+        .collect();
+    let differences = Mutex::new(Vec::new());
+    let verdicts = Mutex::new(Vec::new());
+    on_every_core(entries.len() - 1, |i| {
+        let (old, new) = (&entries[i].version, &entries[i + 1].version);
+        let by_version = real_diff(old, new);
+        let (old_file, new_file) = (files[i].display().to_string(), files[i + 1].display().to_string());
+        let by_file = between(&root, &old_file, &new_file, None, &Pip::default()).unwrap();
+        verdicts
+            .lock()
+            .unwrap()
+            .push(format!("{old} → {new}: {} by version, {} by file", by_version.safe.semver, by_file.safe.semver));
+        let report = |d: &HeaderDiff| {
+            let mut v = serde_json::to_value(d).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("old");
+            o.remove("new");
+            serde_json::to_string_pretty(&v).unwrap()
+        };
+        let (a, b) = (report(&by_version), report(&by_file));
+        if a != b {
+            let first = a.lines().zip(b.lines()).find(|(x, y)| x != y).map(|(x, y)| format!("`{x}` / `{y}`"));
+            differences.lock().unwrap().push(format!("{old} → {new}: the reports differ, first at {first:?}"));
+        }
+    });
+    let mut verdicts = verdicts.into_inner().unwrap();
+    verdicts.sort_by_key(|v| xtask::model::version_key(v.split(' ').next().unwrap_or("")));
+    eprintln!("{}", verdicts.join("\n"));
+    let differences = differences.into_inner().unwrap();
+    assert!(differences.is_empty(), "{} of 32 pairs differ by name:\n{}", differences.len(), differences.join("\n"));
 }
 
 /// A scratch workspace with rules, the corpus list and 13.4.92 as its newest header.

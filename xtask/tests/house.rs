@@ -10,7 +10,9 @@
 //! reference is a path in code (comments aside) starting with `crate::`, `$crate::`, `super::`
 //! or `self::`, `use` groups included; it goes to the unit that names the longest prefix of the
 //! module it resolves to. Each reference must stay in its unit or go to a lower layer, so there
-//! is no import circle and no upward import. Items reached through the crate root's re-exports
+//! is no import circle and no upward import between units; inside a unit, the files a file
+//! refers to (the file whose module is the longest prefix of the target) must not refer back
+//! to it, directly or through others, so there is no circle between files either. Items reached through the crate root's re-exports
 //! (`crate::Error`) and macros used by name are not followed: the root is the crate's face.
 
 use std::path::{Path, PathBuf};
@@ -206,7 +208,64 @@ fn check(units: &[Unit], sources: &[Source]) -> Vec<String> {
         }
     }
     wrong.dedup();
+    wrong.extend(circles(units, sources));
     wrong
+}
+
+/// The import circles between the files of one unit: each set of two or more files of a unit
+/// that reach one another through their references (the file a reference goes to is the one
+/// whose module is the longest prefix of its target), with the references that close it.
+fn circles(units: &[Unit], sources: &[Source]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let file_of = |target: &[String]| {
+        (0..sources.len()).filter(|&k| target.starts_with(&sources[k].module)).max_by_key(|&k| sources[k].module.len())
+    };
+    // Edges between files of the same unit, with the first reference that makes each.
+    let mut edges: BTreeMap<usize, BTreeMap<usize, (usize, String)>> = BTreeMap::new();
+    for (k, s) in sources.iter().enumerate() {
+        let Some(own) = unit_of(units, &s.module) else { continue };
+        for (line, target, written) in references(&s.text, &s.module) {
+            let Some(to) = file_of(&target) else { continue };
+            let same_unit = unit_of(units, &sources[to].module).is_some_and(|u| u.name == own.name);
+            if to != k && same_unit {
+                edges.entry(k).or_default().entry(to).or_insert((line, written));
+            }
+        }
+    }
+    let reach = |from: usize| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(n) = todo.pop() {
+            for &m in edges.get(&n).into_iter().flat_map(|e| e.keys()) {
+                if seen.insert(m) {
+                    todo.push(m);
+                }
+            }
+        }
+        seen
+    };
+    let reached: Vec<BTreeSet<usize>> = (0..sources.len()).map(reach).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for k in 0..sources.len() {
+        if done.contains(&k) || !reached[k].contains(&k) {
+            continue;
+        }
+        let circle: Vec<usize> =
+            (0..sources.len()).filter(|&m| reached[k].contains(&m) && reached[m].contains(&k)).collect();
+        done.extend(circle.iter().copied());
+        let mut closing = Vec::new();
+        for &a in &circle {
+            for (&b, (line, written)) in edges.get(&a).into_iter().flatten() {
+                if circle.contains(&b) {
+                    closing.push(format!("{}:{line} → {}: {written}", sources[a].shown, sources[b].shown));
+                }
+            }
+        }
+        let files: Vec<&str> = circle.iter().map(|&m| sources[m].shown.as_str()).collect();
+        out.push(format!("an import circle inside a unit between {}: {}", files.join(", "), closing.join("; ")));
+    }
+    out
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -222,7 +281,16 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Checks the crate whose sources are in `src` (relative to the workspace root).
 fn check_crate(src: &str) {
-    let root = project_root();
+    let wrong = crate_problems(&project_root(), src);
+    assert!(
+        wrong.is_empty(),
+        "{src}: references that do not go down the layers of {src}/lib.rs, or circles inside a unit:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// What is wrong with the crate whose sources are in `root`/`src`.
+fn crate_problems(root: &Path, src: &str) -> Vec<String> {
     let dir = root.join(src);
     let units = parse_layers(&std::fs::read_to_string(dir.join("lib.rs")).unwrap());
     assert!(!units.is_empty(), "{src}/lib.rs has no `# Layers` list");
@@ -252,12 +320,7 @@ fn check_crate(src: &str) {
             Some(Source { shown: format!("{src}/{}", rel.display()), module, text })
         })
         .collect();
-    let wrong = check(&units, &sources);
-    assert!(
-        wrong.is_empty(),
-        "{src}: references that do not go down the layers of {src}/lib.rs:\n{}",
-        wrong.join("\n")
-    );
+    check(&units, &sources)
 }
 
 #[test]
@@ -281,7 +344,7 @@ fn source(module: &str, text: &str) -> Source {
 }
 
 const SYNTHETIC: &str = "//! A crate.\n//!\n//! # Layers\n//!\n//! 1. `base`, `top::low`: the bottom.\n//! 2. \
-                         `mid::{a, b}`: one unit: `a` and `b`\n//!    refer to each other.\n//! 3. `top`: the top.\n//!\n//! # \
+                         `mid::{a, b}`: one unit: `a` refers to\n//!    `b`.\n//! 3. `top`: the top.\n//!\n//! # \
                          Other\n//!\n//! 1. `not_a_layer`: ignored.\n";
 
 #[test]
@@ -298,7 +361,7 @@ fn the_check_sees_upward_references_and_circles() {
         // Down, inside a unit, and to the crate root: fine.
         source("top", "use crate::mid::a::Thing;\nuse crate::Error;\n// crate::top::x in a comment\n"),
         source("mid::a", "use super::b;\nuse super::super::base::f;\nlet x = crate::top::low::y(); // crate::top\n"),
-        source("mid::b", "use crate::{base::X, mid::a};\nmod tests {\n    use super::*;\n}\n"),
+        source("mid::b", "use crate::{base::X, mid::a::tests};\nmod tests {\n    use super::*;\n}\n"),
         // A circle base <-> top::low (same layer), an upward `use` group, a `super::` going up.
         source("base", "use crate::top::low::Z;\n"),
         source("top::low", "use crate::{\n    base::B,\n    mid::{a::A, b},\n};\nfn f() {\n    super::g()\n}\n"),
@@ -314,8 +377,46 @@ fn the_check_sees_upward_references_and_circles() {
             "top/low.rs:6: `top::low` (layer 1) refers to `top` (layer 3): super::g",
             "top/low/deep.rs:1: `top::low` (layer 1) refers to `top` (layer 3): super::super::super::top::x",
             "stray.rs: module `stray` has no layer",
+            "an import circle inside a unit between mid/a.rs, mid/b.rs: mid/a.rs:1 → mid/b.rs: super::b; mid/b.rs:1 → \
+             mid/a.rs: crate::{base::X, mid::a::tests}",
         ]
     );
+}
+
+/// A crate on disk whose layers hold, with a circle of three files planted inside one unit
+/// (`engine/{x, y, z}.rs`) beside files of that unit that only go one way.
+#[test]
+fn the_check_rejects_a_circle_inside_a_unit() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("house-circle");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("src/engine")).unwrap();
+    let files = [
+        (
+            "lib.rs",
+            "//! # Layers\n//!\n//! 1. `base`: the bottom.\n//! 2. `engine`: the top.\n\nmod base;\nmod engine;\n",
+        ),
+        ("base.rs", "pub struct B;\n"),
+        ("engine/mod.rs", "mod a;\nmod x;\nmod y;\nmod z;\npub struct Engine;\n"),
+        ("engine/a.rs", "use super::x::X;\nuse super::Engine;\nuse crate::base::B;\n"),
+        ("engine/x.rs", "pub struct X;\nuse super::y::Y;\n"),
+        (
+            "engine/y.rs",
+            "pub struct Y;\n// super::x::X in a comment is no reference\nfn f() -> super::z::Z {\n    todo!()\n}\n",
+        ),
+        ("engine/z.rs", "pub struct Z;\nuse crate::engine::{x::X, Engine};\n"),
+    ];
+    for (file, text) in files {
+        std::fs::write(root.join("src").join(file), text).unwrap();
+    }
+    assert_eq!(
+        crate_problems(&root, "src"),
+        ["an import circle inside a unit between src/engine/x.rs, src/engine/y.rs, src/engine/z.rs: src/engine/x.rs:2 → \
+          src/engine/y.rs: super::y::Y; src/engine/y.rs:3 → src/engine/z.rs: super::z::Z; src/engine/z.rs:2 → \
+          src/engine/x.rs: crate::engine::{x::X, Engine}"]
+    );
+    // Broken at one place, the circle is gone.
+    std::fs::write(root.join("src/engine/z.rs"), "pub struct Z;\nuse crate::engine::Engine;\n").unwrap();
+    assert_eq!(crate_problems(&root, "src"), Vec::<String>::new());
 }
 
 /// The README's architecture section (from `## Architecture` to the next `## ` heading).

@@ -194,6 +194,20 @@ fn rules_error(yaml: &str) -> String {
     format!("{:#}", xtask::pipeline::bindings(&project_root(), &inputs).unwrap_err())
 }
 
+/// The model alone (`cargo xtask model`) reads the rules for the releases it keeps from: a
+/// rules file that does not parse is its error too, not a model without the kept items.
+#[test]
+fn the_model_reports_a_rules_file_that_does_not_parse() {
+    let dir = scratch("model-bad-rules");
+    let rules = dir.join("bad.yaml");
+    std::fs::write(&rules, "released: [13.0.39\nrenamez: {}\n").unwrap();
+    let inputs = Inputs { rules: Some(rules), ..fixture_inputs("basic") };
+    let e = format!("{:#}", xtask::pipeline::header_model(&project_root(), &inputs).unwrap_err());
+    assert!(e.contains("bad.yaml"), "{e}");
+    let good = xtask::pipeline::header_model(&project_root(), &fixture_inputs("basic")).unwrap();
+    assert!(good.functions.contains_key("nvmlInit_v2"), "{:?}", good.functions.keys().collect::<Vec<_>>());
+}
+
 #[test]
 fn bad_rules_name_the_rule_and_the_file() {
     let e = rules_error("handles:\n  nvmlDevice_t: Device\nrenamez: {}\n");
@@ -388,7 +402,11 @@ fn failed_write_leaves_existing_files_untouched() {
     std::fs::write(dir.join("blocked"), "a file").unwrap();
     let bad = PathBuf::from("blocked/generated");
     let file = |d: &Path, n: &str| GeneratedFile { path: d.join(n), contents: "new".into() };
-    let out = Output { dirs: vec![good.clone(), bad.clone()], files: vec![file(&good, "a.rs"), file(&bad, "b.rs")] };
+    let out = Output {
+        dirs: vec![good.clone(), bad.clone()],
+        files: vec![file(&good, "a.rs"), file(&bad, "b.rs")],
+        ..Output::default()
+    };
     let err = format!("{:#}", regen::write(&dir, &out).unwrap_err());
     assert!(err.contains("the checked-in files are untouched"), "{err}");
     assert_eq!(std::fs::read_to_string(dir.join(&good).join("a.rs")).unwrap(), "old");
@@ -1051,4 +1069,53 @@ fn define_families_methods_take_have_types() {
         "arguments of a `#define` family that are bare integers (a `values` rule gives them a type):\n{}",
         bare.join("\n")
     );
+}
+
+/// What an emitter cannot serve is a diagnostic of `emit_all`: notes where the mock does less
+/// for a function of the default header, and an error (the method left out, no
+/// `compile_error!` written) where a safe method's call cannot pass a parameter.
+#[test]
+fn emit_all_reports_what_an_emitter_cannot_serve() {
+    use xtask::diag::{Diagnostics, Level};
+    use xtask::plan::Role;
+    let root = project_root();
+    let mut planned = xtask::pipeline::planned(&root, &Inputs::default()).unwrap();
+    let history = xtask::history::DriverTable::default();
+    let mut d = Diagnostics::new("emit");
+    xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut d).unwrap();
+    let shown: Vec<String> = d.items().iter().map(|i| i.to_string()).collect();
+    assert_eq!(d.count(Level::Error) + d.count(Level::Warning), 0, "{shown:#?}");
+    for expected in [
+        "note: nvmlDeviceGetRetiredPages_v2: answered from a profile's values, but capture does not record it: two \
+         lists in one call",
+        "note: nvmlDeviceGetGpuInstances: not answered from a profile's values: parameter `gpuInstances` (array of an \
+         out-only count): an array of an out-only count, which the answers do not write",
+    ] {
+        assert!(shown.iter().any(|s| s == expected), "no `{expected}` among {shown:#?}");
+    }
+
+    // A member of a family that reads a parameter otherwise than the newest member does.
+    let m = planned
+        .plan
+        .methods
+        .iter_mut()
+        .find(|m| m.calls.len() > 1 && m.calls[1].params.iter().any(|p| matches!(p.role, Role::In(_))))
+        .expect("a method of two members with an input by value");
+    let name = m.name.clone();
+    let older = m.calls[1].symbol.clone();
+    let p = m.calls[1].params.iter_mut().find(|p| matches!(p.role, Role::In(_))).unwrap();
+    p.role = Role::InStr;
+    let param = p.name.clone();
+    let mut d = Diagnostics::new("emit");
+    let out = xtask::emit::emit_all(&planned.bindings, &planned.plan, &history, &mut d).unwrap();
+    let errors: Vec<String> = d.items().iter().filter(|i| i.level == Level::Error).map(|i| i.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let expected = format!(
+        "parameter `{param}` (in string): `{older}` reads it as in string, the family's newest member (whose \
+         parameters the method takes) as in"
+    );
+    assert!(errors[0].starts_with(&format!("error: method {name}: ")) && errors[0].ends_with(&expected), "{errors:#?}");
+    assert!(out.files.iter().all(|f| !f.contents.contains("compile_error!")), "a compile_error! was written");
+    let method = format!("pub fn {name}(");
+    assert!(out.files.iter().all(|f| !f.contents.contains(&method)), "the method `{name}` was still written");
 }

@@ -57,7 +57,10 @@ fn update_vendors_makes_default_and_regen_works() {
     assert_eq!(std::fs::read_to_string(dir.join("provenance.yaml")).unwrap(), prov.to_yaml());
     assert_eq!(headers::default_version(&root).unwrap(), "99.0.1");
     let corpus = std::fs::read_to_string(root.join(headers::CORPUS_FILE)).unwrap();
-    assert_eq!(corpus, "# Test corpus.\n98.0.1 nvidia-nvml-dev\n99.0.1 nvidia-nvml-dev\n");
+    let sha = |h: &Path| headers::sha256_hex(&std::fs::read(h).unwrap());
+    let (old, new) = (sha(&fixture("diff-api").join("old.h")), sha(&fixture("diff-api").join("new.h")));
+    // Each version with its header's hash, by which a copy of the header is known.
+    assert_eq!(corpus, format!("# Test corpus.\n98.0.1 nvidia-nvml-dev {old}\n99.0.1 nvidia-nvml-dev {new}\n"));
     // The report: the diff against the previous default, then what to do next.
     assert!(stdout.contains("vendored nvml.h 99.0.1 from nvidia-nvml-dev"), "{stdout}");
     assert!(stdout.contains("# nvml.h 98.0.1 → nvml.h 99.0.1"), "{stdout}");

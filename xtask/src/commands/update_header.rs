@@ -149,9 +149,13 @@ fn add_to_corpus(root: &Path, prov: &Provenance) -> Result<()> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let comments: String =
         text.lines().take_while(|l| l.trim().is_empty() || l.starts_with('#')).map(|l| format!("{l}\n")).collect();
-    entries.push(CorpusEntry { version: prov.version.clone(), package: prov.package.clone() });
+    entries.push(CorpusEntry {
+        version: prov.version.clone(),
+        package: prov.package.clone(),
+        sha256: prov.sha256.clone(),
+    });
     entries.sort_by_key(|e| version_key(&e.version));
-    let body: String = entries.iter().map(|e| format!("{} {}\n", e.version, e.package)).collect();
+    let body: String = entries.iter().map(|e| format!("{} {} {}\n", e.version, e.package, e.sha256)).collect();
     let tmp = path.with_extension("txt.update-new");
     std::fs::write(&tmp, format!("{comments}{body}")).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, &path).with_context(|| format!("cannot replace {}", path.display()))

@@ -99,7 +99,17 @@ impl SafeApi {
     /// The API the safe emitter writes for `p`.
     pub fn of(p: &Planned) -> Result<SafeApi> {
         let mut out = crate::emit::Output::default();
-        crate::emit::safe::emit(&p.bindings, &p.plan, &mut out)?;
+        let mut d = crate::diag::Diagnostics::new("emit");
+        crate::emit::safe::emit(&p.bindings, &p.plan, &mut out, &mut d)?;
+        out.format()?;
+        if d.has_errors() {
+            let errors: Vec<String> = d.items().iter().map(|e| e.to_string()).collect();
+            anyhow::bail!(
+                "the safe emitter cannot write the API of nvml.h {}:\n{}",
+                p.bindings.model.header.version,
+                errors.join("\n")
+            );
+        }
         let mut api = SafeApi::default();
         // `exercise.rs` is compiled for the crate's tests only.
         let public = |p: &std::path::Path| p.extension().is_some_and(|e| e == "rs") && !p.ends_with("exercise.rs");

@@ -1,20 +1,22 @@
 //! The emit stage: [`Bindings`] → formatted Rust files (paths relative to the workspace root).
 //!
 //! Each emitter builds token streams with `quote`, which are parsed by `syn` and printed by
-//! prettyplease, so the output's layout depends on nothing installed on the machine.
+//! prettyplease, so the output's layout depends on nothing installed on the machine. The files
+//! are laid out together at the end ([`Output::format`]), a thread per core.
 
 pub mod doc;
 pub mod mock;
 pub mod safe;
 pub mod sys;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::quote;
 
+use crate::diag::Diagnostics;
 use crate::history::DriverTable;
 use crate::model::{IntValue, Model, Ty};
 use crate::plan::Plan;
@@ -34,33 +36,94 @@ pub struct GeneratedFile {
 pub struct Output {
     pub dirs: Vec<PathBuf>,
     pub files: Vec<GeneratedFile>,
+    /// The Rust files of `files` still to be laid out (their contents empty until then), by
+    /// [`Output::format`].
+    pub unformatted: Vec<Unformatted>,
+}
+
+/// A Rust file of an [`Output`] before prettyplease lays it out: its code as text, so that the
+/// files are laid out on several threads (token streams stay on the thread that made them).
+#[derive(Debug, Clone)]
+pub struct Unformatted {
+    /// Its index in `Output::files`.
+    index: usize,
+    /// The banner and the allows, before the laid-out code.
+    head: String,
+    code: String,
+    /// Text laid out by the emitter itself, after the code.
+    tail: String,
+}
+
+/// A lint a whole generated file allows, `(lints, why)`: what the emitted code cannot avoid,
+/// written as `#![allow(lints)]` under a comment giving the reason.
+pub type Allow = (&'static str, &'static str);
+
+/// The inner attributes of `allows`, each under its reason.
+fn allows_text(allows: &[Allow]) -> String {
+    allows.iter().map(|(lints, why)| format!("// {why}\n#![allow({lints})]\n")).collect()
 }
 
 impl Output {
     /// Formats `tokens` under the banner (saying `what` the file holds) and adds the file.
     pub fn add_rust(&mut self, model: &Model, path: PathBuf, what: &str, tokens: TokenStream) -> Result<()> {
-        self.add_rust_then(model, path, what, tokens, "")
+        self.add_rust_then(model, path, what, &[], tokens, "")
     }
 
-    /// [`Output::add_rust`], with `tail` (Rust laid out by the emitter itself) after the
-    /// formatted items; the whole file must still parse.
+    /// [`Output::add_rust`], the file allowing `allows`, with `tail` (Rust laid out by the
+    /// emitter itself) after the formatted items; the whole file must still parse.
     pub fn add_rust_then(
         &mut self,
         model: &Model,
         path: PathBuf,
         what: &str,
+        allows: &[Allow],
         tokens: TokenStream,
         tail: &str,
     ) -> Result<()> {
-        let mut contents = format_file(&banner(model, what), tokens, &path.display().to_string())?;
-        if !tail.is_empty() {
-            contents.push_str(tail);
-            syn::parse_file(&contents)
-                .with_context(|| format!("generated code for {} does not parse (a generator bug)", path.display()))?;
-        }
-        self.files.push(GeneratedFile { path, contents });
+        let head = format!("{}{}", banner(model, what), allows_text(allows));
+        let (index, code, tail) = (self.files.len(), tokens.to_string(), tail.to_string());
+        self.unformatted.push(Unformatted { index, head, code, tail });
+        self.files.push(GeneratedFile { path, contents: String::new() });
         Ok(())
     }
+
+    /// Lays out every Rust file added since the last call, spread over a thread per core
+    /// (the emitters' output is hundreds of files, and prettyplease takes most of a regen).
+    pub fn format(&mut self) -> Result<()> {
+        let jobs = std::mem::take(&mut self.unformatted);
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, jobs.len().max(1));
+        let files = &self.files;
+        let laid_out: Vec<Result<(usize, String)>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..workers)
+                .map(|w| {
+                    let mine: Vec<&Unformatted> = jobs.iter().skip(w).step_by(workers).collect();
+                    s.spawn(move || mine.into_iter().map(|u| lay_out(u, &files[u.index].path)).collect::<Vec<_>>())
+                })
+                .collect();
+            threads
+                .into_iter()
+                .flat_map(|t| t.join().unwrap_or_else(|_| vec![Err(anyhow::anyhow!("a formatting thread panicked"))]))
+                .collect()
+        });
+        for r in laid_out {
+            let (index, contents) = r?;
+            self.files[index].contents = contents;
+        }
+        Ok(())
+    }
+}
+
+/// The contents of `u`: its head, its code laid out by prettyplease, its tail; the whole must
+/// parse.
+fn lay_out(u: &Unformatted, path: &Path) -> Result<(usize, String)> {
+    let bug = || format!("generated code for {} does not parse (a generator bug)", path.display());
+    let file: syn::File = syn::parse_str(&u.code).with_context(bug)?;
+    let mut contents = format!("{}{}", u.head, prettyplease::unparse(&file));
+    if !u.tail.is_empty() || u.head.contains("#![") {
+        contents.push_str(&u.tail);
+        syn::parse_file(&contents).with_context(bug)?;
+    }
+    Ok((u.index, contents))
 }
 
 /// One crate's generated items by area (see `rules/areas.rs`): one file per area, and the
@@ -72,6 +135,154 @@ pub struct ByArea {
     areas: BTreeMap<String, (String, Vec<TokenStream>)>,
     /// Text laid out by the emitter itself (a table macro's body), written after the items.
     tables: BTreeMap<String, String>,
+    /// What the areas allow, and why: written once, in `mod.rs`, whose lint levels its area
+    /// modules inherit.
+    pub allows: Vec<Allow>,
+}
+
+/// The names an area file's items (and text) use, for its prelude to import only those.
+#[derive(Debug, Default)]
+pub struct Uses {
+    names: BTreeSet<String>,
+    /// Those of `names` named outside macro invocations (a macro's own words, the constants
+    /// of `open_newtype!`, say, are not types of other areas).
+    outside_macros: BTreeSet<String>,
+    /// The types, traits and statics the crate's other areas define that the items name.
+    elsewhere: bool,
+}
+
+impl Uses {
+    /// Whether the items name `name`.
+    pub fn names(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Whether the items name something from `nvml_sys` (a name starting with `nvml` or `NVML`).
+    pub fn nvml_sys(&self) -> bool {
+        self.names.iter().any(|n| n.starts_with("nvml") || n.starts_with("NVML"))
+    }
+
+    /// Whether the items name any of `names`.
+    pub fn any<'n>(&self, mut names: impl Iterator<Item = &'n str>) -> bool {
+        names.any(|n| self.names(n))
+    }
+
+    /// Whether the items name something another area of the crate defines.
+    pub fn elsewhere(&self) -> bool {
+        self.elsewhere
+    }
+
+    /// `use core::ffi::*;` where the items name a C type of it.
+    pub fn c_types(&self) -> TokenStream {
+        const C: &[&str] = &[
+            "c_char",
+            "c_schar",
+            "c_uchar",
+            "c_short",
+            "c_ushort",
+            "c_int",
+            "c_uint",
+            "c_long",
+            "c_ulong",
+            "c_longlong",
+            "c_ulonglong",
+            "c_float",
+            "c_double",
+            "c_void",
+        ];
+        match self.any(C.iter().copied()) {
+            true => quote!(
+                use core::ffi::*;
+            ),
+            false => TokenStream::new(),
+        }
+    }
+
+    /// `use path::*;` where `used`.
+    pub fn glob(&self, path: TokenStream, used: bool) -> TokenStream {
+        match used {
+            true => quote!(use #path::*;),
+            false => TokenStream::new(),
+        }
+    }
+
+    /// `use path::{..}` of those of `names` that the items name; nothing when none.
+    pub fn import(&self, path: TokenStream, names: &[&str]) -> TokenStream {
+        let used: Vec<Ident> =
+            names.iter().filter(|n| self.names(n)).map(|n| Ident::new(n, Span::call_site())).collect();
+        match used.as_slice() {
+            [] => TokenStream::new(),
+            [one] => quote!(use #path::#one;),
+            _ => quote!(use #path::{#(#used),*};),
+        }
+    }
+}
+
+/// Every identifier of `tokens` (groups included) into `out` that could name an import: not
+/// a later segment of a path (`S::Error`) nor a field or method (`.id`); `in_macro` for the
+/// tokens of a macro invocation.
+fn idents_into(tokens: &TokenStream, in_macro: bool, out: &mut Uses) {
+    // The last two punctuation characters before the token (`::`, `.`), if just before it.
+    let mut after = [' ', ' '];
+    // Whether the token before was a keyword that declares the next name (not a use of it).
+    let mut declares = false;
+    const DECLARING: &[&str] = &["const", "fn", "struct", "enum", "union", "type", "trait", "static", "mod", "let"];
+    for t in tokens.clone() {
+        let declared = std::mem::take(&mut declares);
+        match &t {
+            TokenTree::Ident(i) if declared => declares = DECLARING.contains(&i.to_string().as_str()),
+            TokenTree::Ident(i) if after != [':', ':'] && after[1] != '.' => {
+                // `*const T` is a pointer type, not a declaration.
+                declares = DECLARING.contains(&i.to_string().as_str()) && after[1] != '*';
+                let name = i.to_string().trim_start_matches("r#").to_string();
+                if !in_macro {
+                    out.outside_macros.insert(name.clone());
+                }
+                out.names.insert(name);
+            }
+            TokenTree::Group(g) => idents_into(&g.stream(), in_macro || after[1] == '!', out),
+            _ => {}
+        }
+        after = match &t {
+            TokenTree::Punct(p) => [after[1], p.as_char()],
+            _ => [' ', ' '],
+        };
+    }
+}
+
+/// The names `tokens` define: the identifier after `struct`, `enum`, `union`, `type`,
+/// `trait`, `static`, `const` or `fn` at its top level, or after one of the first five inside
+/// a macro's group (`bitflags!`; a `const` there is an associated constant).
+fn defined_into(tokens: &TokenStream, in_macro: bool, out: &mut BTreeSet<String>) {
+    let keywords: &[&str] = match in_macro {
+        false => &["struct", "enum", "union", "type", "trait", "static", "const", "fn"],
+        true => &["struct", "enum", "union", "type", "trait"],
+    };
+    let mut previous: Option<String> = None;
+    for t in tokens.clone() {
+        match &t {
+            TokenTree::Ident(i) => {
+                let word = i.to_string();
+                if word != "_" && previous.as_deref().is_some_and(|p| keywords.contains(&p)) {
+                    out.insert(word.trim_start_matches("r#").to_string());
+                }
+                previous = Some(word);
+            }
+            TokenTree::Group(g) if previous.as_deref() == Some("!") => {
+                defined_into(&g.stream(), true, out);
+                previous = None;
+            }
+            TokenTree::Punct(p) => previous = Some(p.as_char().to_string()),
+            _ => previous = None,
+        }
+    }
+}
+
+/// The words of laid-out text, as identifiers.
+fn words_into(text: &str, out: &mut BTreeSet<String>) {
+    out.extend(
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(String::from),
+    );
 }
 
 impl ByArea {
@@ -85,47 +296,66 @@ impl ByArea {
         self.areas.entry(area.module).or_insert_with(|| (area.title, Vec::new()));
     }
 
-    /// Writes `<dir>/<area>.rs` for each area, each starting with `prelude(items, has_text)`, and
-    /// `<dir>/mod.rs` with `modules` (the crate's other generated modules) before the areas.
+    /// Writes `<dir>/<area>.rs` for each area, each starting with `prelude(uses, has_text)`
+    /// (`uses`: what its items name), and `<dir>/mod.rs` with `modules` (the crate's other
+    /// generated modules) before the areas.
     pub fn write(
         self,
         out: &mut Output,
         model: &Model,
         dir: &Path,
-        prelude: impl Fn(&[TokenStream], bool) -> TokenStream,
+        prelude: impl Fn(&Uses, bool) -> TokenStream,
         modules: TokenStream,
     ) -> Result<()> {
         let mut decls = Vec::new();
+        let mut defined: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        for (module, (_, items)) in &self.areas {
+            let d = defined.entry(module.as_str()).or_default();
+            items.iter().for_each(|i| defined_into(i, false, d));
+        }
         for (module, (title, items)) in &self.areas {
             let what = format!("The items of nvml.h's group \"{title}\".");
-            let head = prelude(items, self.tables.contains_key(module));
-            let path = dir.join(format!("{module}.rs"));
             let tail = self.tables.get(module).map_or("", String::as_str);
-            out.add_rust_then(model, path, &what, quote!(#head #(#items)*), tail)?;
+            let mut uses = Uses::default();
+            items.iter().for_each(|i| idents_into(i, false, &mut uses));
+            words_into(tail, &mut uses.names);
+            words_into(tail, &mut uses.outside_macros);
+            uses.elsewhere =
+                defined.iter().any(|(m, d)| m != module && d.iter().any(|n| uses.outside_macros.contains(n)));
+            let head = prelude(&uses, self.tables.contains_key(module));
+            let path = dir.join(format!("{module}.rs"));
+            out.add_rust_then(model, path, &what, &[], quote!(#head #(#items)*), tail)?;
             let (m, d) = (ident(module), format!(" {title}."));
-            decls.push(match self.private {
-                true => quote! { #[doc = #d] pub mod #m; },
-                false => quote! { #[doc = #d] mod #m; #[allow(unused_imports)] pub use #m::*; },
+            // An area of impls only has nothing to re-export.
+            let exports = defined.get(module.as_str()).is_some_and(|d| !d.is_empty());
+            decls.push(match (self.private, exports) {
+                (true, _) => quote! { #[doc = #d] pub mod #m; },
+                (false, true) => quote! { #[doc = #d] mod #m; pub use #m::*; },
+                (false, false) => quote! { #[doc = #d] mod #m; },
             });
         }
         let what = match self.private {
             true => "The generated modules: one per area of nvml.h (its Doxygen groups).",
             false => "The generated modules: one per area of nvml.h (its Doxygen groups), re-exported flat.",
         };
-        out.add_rust(model, dir.join("mod.rs"), what, quote!(#modules #(#decls)*))
+        out.add_rust_then(model, dir.join("mod.rs"), what, &self.allows, quote!(#modules #(#decls)*), "")
     }
 }
 
 /// Runs every emitter: every generated file of the workspace. `history` is the function
 /// history regen read for this header (`gen-config/function-history.yaml`), for the mock.
-pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable) -> Result<Output> {
+/// What an emitter cannot serve (a parameter's role, say) goes to `d`: an error where the plan
+/// promised the item (a safe method), a note where the emitter does less for the function (the
+/// mock answers it with a code only, capture does not record it).
+pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagnostics) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     sys::fields::emit(b, &history.fields, &mut out)?;
-    mock::emit(b, plan, &mut out)?;
+    mock::emit(b, plan, &mut out, d)?;
     mock::emit_history(b, history, &mut out)?;
-    mock::hostile::emit(b, plan, &mut out)?;
-    safe::emit(b, plan, &mut out)?;
+    mock::hostile::emit(b, plan, &mut out, d)?;
+    safe::emit(b, plan, &mut out, d)?;
+    out.format()?;
     Ok(out)
 }
 
@@ -158,13 +388,6 @@ pub fn banner(model: &Model, what: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-/// Formats `tokens` as a file with `banner` on top.
-pub fn format_file(banner: &str, tokens: TokenStream, path: &str) -> Result<String> {
-    let file: syn::File =
-        syn::parse2(tokens).with_context(|| format!("generated code for {path} does not parse (a generator bug)"))?;
-    Ok(format!("{banner}{}", prettyplease::unparse(&file)))
 }
 
 const KEYWORDS: &[&str] = &[

@@ -105,12 +105,15 @@ pub fn package_for(version: &str) -> Result<&'static str> {
 pub struct CorpusEntry {
     pub version: String,
     pub package: String,
+    /// The sha256 of the header, which names it whatever its path: a header given as a file
+    /// is the published version whose hash it has.
+    pub sha256: String,
 }
 
 pub const CORPUS_FILE: &str = "nvml-headers/corpus.txt";
 
-/// Every published header, oldest first, from `nvml-headers/corpus.txt` (`VERSION PACKAGE`
-/// per line, `#` comments).
+/// Every published header, oldest first, from `nvml-headers/corpus.txt` (`VERSION PACKAGE
+/// SHA256` per line, `#` comments).
 pub fn corpus(root: &Path) -> Result<Vec<CorpusEntry>> {
     let path = root.join(CORPUS_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -121,12 +124,16 @@ pub fn corpus(root: &Path) -> Result<Vec<CorpusEntry>> {
             continue;
         }
         let place = format!("{}:{}", path.display(), i + 1);
-        let (version, package) =
-            line.split_once(char::is_whitespace).with_context(|| format!("{place}: expected `VERSION PACKAGE`"))?;
+        let [version, package, sha256] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+            bail!("{place}: expected `VERSION PACKAGE SHA256`");
+        };
         if version_key(version).is_none() {
             bail!("{place}: `{version}` is not a version");
         }
-        out.push(CorpusEntry { version: version.to_string(), package: package.trim().to_string() });
+        if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            bail!("{place}: `{sha256}` is not a sha256 in hex");
+        }
+        out.push(CorpusEntry { version: version.into(), package: package.into(), sha256: sha256.to_ascii_lowercase() });
     }
     out.sort_by_key(|e| version_key(&e.version));
     Ok(out)
@@ -172,7 +179,13 @@ pub fn resolve(root: &Path, spec: Option<&str>) -> Result<Header> {
         }
         prov.version
     } else {
-        path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        // A published header, however it is named, is its version: the rules adapt to it and
+        // header-diff judges it as they do for the version's name. Some releases ship the
+        // header of the one before; such a header is the newest release that has it.
+        match corpus(root).ok().and_then(|c| c.into_iter().rev().find(|e| e.sha256 == sha256)) {
+            Some(e) => e.version,
+            None => path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        }
     };
     Ok(Header { path, info: HeaderInfo { version, sha256 } })
 }
@@ -294,6 +307,25 @@ mod tests {
         }
     }
 
+    /// A published header given as a file, with no provenance beside it, is its version.
+    #[test]
+    fn a_header_file_is_known_by_its_content() {
+        let root = crate::workspace::project_root();
+        let dir = std::env::temp_dir().join(format!("nvmlkit-by-content-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join("nvml.h");
+        let vendored = headers_dir(&root).join("13.5.37/nvml.h");
+        std::fs::copy(&vendored, &copy).unwrap();
+        let h = resolve(&root, Some(copy.to_str().unwrap())).unwrap();
+        assert_eq!((h.path.as_path(), h.info.version.as_str()), (copy.as_path(), "13.5.37"));
+        // Another header is named by its file.
+        let mut text = std::fs::read_to_string(&vendored).unwrap();
+        text.push_str("\n/* changed */\n");
+        std::fs::write(&copy, text).unwrap();
+        assert_eq!(resolve(&root, Some(copy.to_str().unwrap())).unwrap().info.version, "nvml.h");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn corpus_lists_each_version_with_its_package() {
         let entries = corpus(&crate::workspace::project_root()).unwrap();
@@ -303,8 +335,11 @@ mod tests {
         }
         let first_and_last = (entries[0].version.as_str(), entries[32].version.as_str());
         assert_eq!(first_and_last, ("11.7.91", "13.5.37"));
-        for v in vendored_versions(&crate::workspace::project_root()).unwrap() {
-            assert!(entries.iter().any(|e| e.version == v), "vendored {v} is missing from the corpus");
+        let root = crate::workspace::project_root();
+        for v in vendored_versions(&root).unwrap() {
+            let e = entries.iter().find(|e| e.version == v).unwrap_or_else(|| panic!("vendored {v} is missing"));
+            let prov = read_provenance(&headers_dir(&root).join(&v).join("provenance.yaml")).unwrap();
+            assert_eq!(e.sha256, prov.sha256, "the corpus's hash of {v}");
         }
         assert!(package_for("10.1.0").is_err());
         assert!(package_for("latest").is_err());

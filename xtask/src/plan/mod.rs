@@ -11,6 +11,7 @@ pub mod inout;
 pub mod layouts;
 pub mod names;
 mod reading;
+pub mod visit;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -13,8 +13,9 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{owner_of, Call, Owner, ParamPlan, Probe, Role, Val};
+use crate::model::constant_value;
 use crate::model::{Field, Function, Model, Param, RecordKind, Ty};
-use crate::rules::{constant_value, ArrayBuffer, Bindings, Direction, Origin, StringBuffer};
+use crate::rules::{ArrayBuffer, Bindings, Direction, Origin, StringBuffer};
 
 /// Elements a list whose NULL size probe the library refuses starts with; it grows to what the
 /// library asks for.

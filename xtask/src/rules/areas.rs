@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::names::snake;
-use super::version_of;
 use crate::diag::Diagnostics;
+use crate::model::version_of;
 use crate::model::{Group, Model};
 
 /// The module of items outside every group.

@@ -113,8 +113,9 @@ pub fn header_workspace(name: &str) -> (PathBuf, PathBuf) {
         file: "nvidia/cu13/include/nvml.h".into(),
         sha256,
     };
+    let corpus = format!("# Test corpus.\n98.0.1 nvidia-nvml-dev {}\n", prov.sha256);
     std::fs::write(old.join("provenance.yaml"), prov.to_yaml()).unwrap();
-    std::fs::write(root.join(headers::CORPUS_FILE), "# Test corpus.\n98.0.1 nvidia-nvml-dev\n").unwrap();
+    std::fs::write(root.join(headers::CORPUS_FILE), corpus).unwrap();
     let wheels = root.join("wheels");
     std::fs::create_dir_all(&wheels).unwrap();
     for v in ["99.0.1", "99.0.2"] {

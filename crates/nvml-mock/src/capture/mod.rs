@@ -100,7 +100,7 @@ pub fn capture(opts: &Options) -> Result<Captured, String> {
         };
         report.extend(verify(&recording, &mut profile, &mock)?);
     }
-    Ok(Captured { yaml: yaml::write(&profile), report })
+    Ok(Captured { yaml: draft::write(&profile), report })
 }
 
 /// The mock next to this program, where cargo builds both.
@@ -137,7 +137,7 @@ fn verify(machine: &Recording, profile: &mut draft::Profile, mock: &Path) -> Res
             nvml_sys::NvmlLib::open_path(&copy).map_err(|e| format!("cannot load the mock {}: {e}", copy.display()))?;
         let mut report = Vec::new();
         for round in 1..=ROUNDS {
-            std::fs::write(&file, yaml::write(profile)).map_err(|e| format!("{}: {e}", file.display()))?;
+            std::fs::write(&file, draft::write(profile)).map_err(|e| format!("{}: {e}", file.display()))?;
             let probed = !machine.system_checks.is_empty() || machine.devices.iter().any(|d| !d.checks.is_empty());
             let mocked = with_profile(&file, || record::record(&lib, probed.then_some(&record::Prober::InProcess)))?;
             let differences = record::differences(machine, &mocked);

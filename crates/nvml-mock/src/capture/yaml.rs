@@ -1,12 +1,11 @@
-//! A recording as profile YAML: recorded answers as function values (typed by the header's
-//! schema: enum constants by name, records by field with zeros left out), and the profile's
-//! layout (values the GPUs share in `device_defaults`).
+//! A recording's answers as profile YAML: function values typed by the header's schema (enum
+//! constants by name, records by field with zeros left out), and dotted keys set in a mapping.
+//! The profile's layout is `draft::write`'s.
 
 use std::collections::BTreeMap;
 
 use serde_yaml::{Mapping, Value};
 
-use super::draft::Profile;
 use super::record::Answer;
 use crate::answer::{constant, enum_constants, schema, Val};
 use crate::reading::is_zero;
@@ -160,95 +159,4 @@ pub fn set(m: &mut Mapping, path: &str, v: Value) {
             }
         }
     }
-}
-
-/// The profile as YAML: the values every GPU shares in `device_defaults`, each GPU's own in
-/// `devices`.
-pub fn write(p: &Profile) -> String {
-    let mut top = Mapping::new();
-    top.insert("name".into(), Value::String(p.name.clone()));
-    top.insert("description".into(), Value::String(p.description.clone()));
-    if p.live_pids {
-        top.insert("live_pids".into(), Value::Bool(true));
-    }
-    let mut system = Mapping::new();
-    for (k, v) in &p.system {
-        set(&mut system, k, v.clone());
-    }
-    top.insert("system".into(), Value::Mapping(system));
-    // The keys whose value is the same on every GPU.
-    let shared: Vec<&String> = match p.devices.split_first() {
-        Some((first, rest)) if !rest.is_empty() => {
-            first.iter().filter(|(k, v)| rest.iter().all(|d| d.get(*k) == Some(v))).map(|(k, _)| k).collect()
-        }
-        _ => Vec::new(),
-    };
-    let mut defaults = Mapping::new();
-    if let Some(first) = p.devices.first() {
-        for k in &shared {
-            set(&mut defaults, k, first[*k].clone());
-        }
-    }
-    if !defaults.is_empty() {
-        top.insert("device_defaults".into(), Value::Mapping(defaults));
-    }
-    let devices = p
-        .devices
-        .iter()
-        .map(|d| {
-            let mut m = Mapping::new();
-            for (k, v) in d {
-                if !shared.contains(&k) {
-                    set(&mut m, k, v.clone());
-                }
-            }
-            Value::Mapping(m)
-        })
-        .collect();
-    top.insert("devices".into(), Value::Sequence(devices));
-    if !p.vgpu_types.is_empty() {
-        let types = p
-            .vgpu_types
-            .iter()
-            .map(|(id, node)| {
-                let mut m = Mapping::new();
-                m.insert("id".into(), Value::Number((*id).into()));
-                for (k, v) in node {
-                    m.insert(Value::String(k.clone()), v.clone());
-                }
-                Value::Mapping(m)
-            })
-            .collect();
-        top.insert("vgpu_types".into(), Value::Sequence(types));
-    }
-    if !p.events.is_empty() {
-        let events = p
-            .events
-            .iter()
-            .map(|(device, ty, data)| {
-                let mut m = Mapping::new();
-                m.insert("device".into(), Value::Number((*device as u64).into()));
-                m.insert("type".into(), Value::Number((*ty).into()));
-                m.insert("data".into(), Value::Number((*data).into()));
-                Value::Mapping(m)
-            })
-            .collect();
-        top.insert("events".into(), Value::Sequence(events));
-    }
-    if !p.system_events.is_empty() {
-        let events = p
-            .system_events
-            .iter()
-            .map(|(ty, gpu)| {
-                let mut m = Mapping::new();
-                m.insert("type".into(), Value::Number((*ty).into()));
-                m.insert("gpu_id".into(), Value::Number((*gpu).into()));
-                Value::Mapping(m)
-            })
-            .collect();
-        top.insert("system_events".into(), Value::Sequence(events));
-    }
-    let mut text = format!("# {}\n", p.header.replace('\n', "\n# "));
-    text.push_str(&serde_yaml::to_string(&Value::Mapping(top)).unwrap_or_default());
-    text
 }

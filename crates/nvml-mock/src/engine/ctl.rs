@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use nvml_sys::nvmlReturn_t;
 
-use super::events::EventSet;
+use super::event_set::EventSet;
 use super::resolve::CtlError;
 use crate::session::{self, Member, State};
 

@@ -1,65 +1,17 @@
 //! Event sets, of devices and of the system: registration, delivery and waiting with a timeout.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::ffi::{c_uint, c_ulonglong};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nvml_sys::*;
 
+use super::event_set::{EventSet, Pending};
 use super::{entry, need, Device, Engine};
 use crate::answer::{Call, Object};
 use crate::ffi::{check_version, get, put, put_items};
-use crate::profile::{const_value, EventSpec, SystemEventSpec};
-
-/// One queued event: device index, type, data.
-pub type Pending = (usize, u64, u64);
-
-/// An `nvmlEventSet_t`: its handle is the address of this struct.
-#[derive(Debug, Default)]
-pub struct EventSet {
-    /// (device index, event-type mask) per registration.
-    registrations: Mutex<Vec<(usize, u64)>>,
-    queue: Mutex<VecDeque<Pending>>,
-    ready: Condvar,
-}
-
-impl EventSet {
-    /// Registers `mask` for a device and queues the profile's events that match.
-    pub fn register(&self, device: usize, mask: u64, profile_events: &[EventSpec]) {
-        if let Ok(mut r) = self.registrations.lock() {
-            r.push((device, mask));
-        }
-        for e in profile_events.iter().filter(|e| e.device == device && e.event_type & mask != 0) {
-            self.push((e.device, e.event_type, e.data));
-        }
-    }
-
-    /// Queues an event if this set is registered for its device and type.
-    pub fn deliver(&self, device: usize, event_type: u64, data: u64) -> bool {
-        let wanted =
-            self.registrations.lock().is_ok_and(|r| r.iter().any(|(d, m)| *d == device && m & event_type != 0));
-        if wanted {
-            self.push((device, event_type, data));
-        }
-        wanted
-    }
-
-    fn push(&self, p: Pending) {
-        if let Ok(mut q) = self.queue.lock() {
-            q.push_back(p);
-            self.ready.notify_all();
-        }
-    }
-
-    /// The next event, waiting up to `timeout_ms`.
-    pub fn wait(&self, timeout_ms: u32) -> Option<Pending> {
-        let q = self.queue.lock().ok()?;
-        let (mut q, _) =
-            self.ready.wait_timeout_while(q, Duration::from_millis(timeout_ms.into()), |q| q.is_empty()).ok()?;
-        q.pop_front()
-    }
-}
+use crate::profile::{const_value, SystemEventSpec};
 
 /// An `nvmlSystemEventSet_t`: its handle is the address of this struct. The profile's
 /// `system_events` are pending on a set once it registers for their type, and each is

@@ -16,6 +16,7 @@ mod api;
 pub(crate) mod ctl;
 pub(crate) mod device;
 pub(crate) mod ecc;
+pub(crate) mod event_set;
 pub(crate) mod events;
 pub(crate) mod fields;
 pub(crate) mod gpm;
@@ -42,7 +43,8 @@ use crate::driver;
 use crate::ffi;
 use crate::generated::api::Api;
 use crate::generated::names::id;
-pub use events::{EventSet, SystemEventSet};
+pub use event_set::EventSet;
+pub use events::SystemEventSet;
 pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
 

@@ -37,6 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
+// Each function's id is named as the function; the engine reads those it implements.
+#![allow(non_upper_case_globals, dead_code)]
 /// `(name, value)` of every integer constant of nvml.h, sorted by name.
 pub static CONSTANTS: [(&str, i128); 1637usize] = [
     ("INVALID_GPU_INSTANCE_ID", 4294967295),
@@ -2138,7 +2140,6 @@ pub static FUNCTIONS: [&str; 436usize] = [
 /// Each function's id (its index in [`FUNCTIONS`]), which the exports hand the engine
 /// with each call: the index of the function's row in the tables the engine resolves
 /// a profile into.
-#[allow(non_upper_case_globals, dead_code)]
 pub mod id {
     pub const nvmlComputeInstanceDestroy: usize = 0;
     pub const nvmlComputeInstanceGetInfo: usize = 1;

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// Describes accounting statistics of a process.
@@ -115,7 +113,6 @@ pub static nvmlDeviceGetAccountingStats_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetAccountingStats` the loaded library exports, trying `nvmlDeviceGetAccountingStats_v2`, `nvmlDeviceGetAccountingStats` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetAccountingStats_newest(
         &self,
     ) -> Result<nvmlDeviceGetAccountingStats_versions, MissingSymbol> {

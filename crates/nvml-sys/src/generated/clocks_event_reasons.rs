@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// Bit mask representing all supported clocks throttling reasons
 /// New reasons might be added to this list in the future
 pub const nvmlClocksEventReasonAll: c_longlong = 2047;

@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// Buffer size guaranteed to be large enough for `nvmlDeviceGetInforomVersion` and `nvmlDeviceGetInforomImageVersion`
 pub const NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE: c_int = 16;
 /// Buffer size guaranteed to be large enough for storing GPU device names.

@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// Types and API for retrieving CPER data.
 pub type nvmlCPERCursorHandle_t = c_ulonglong;
 /// Bitmask of CPER record types. Multiple values may be combined

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetDriverModel` nvml.h declares, newest first: `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel`.
@@ -55,7 +53,6 @@ pub static nvmlDeviceGetDriverModel_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetDriverModel` the loaded library exports, trying `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetDriverModel_newest(
         &self,
     ) -> Result<nvmlDeviceGetDriverModel_versions, MissingSymbol> {
@@ -81,7 +78,6 @@ pub static nvmlSystemGetConfComputeSettings_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlSystemGetConfComputeSettings` the loaded library exports, trying `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` in that order.
-    #[allow(deprecated)]
     pub fn nvmlSystemGetConfComputeSettings_newest(
         &self,
     ) -> Result<nvmlSystemGetConfComputeSettings_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetCurrentClocksEventReasons` nvml.h declares, newest first: `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons`.
@@ -57,7 +55,6 @@ pub static nvmlDeviceGetCurrentClocksEventReasons_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetCurrentClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetCurrentClocksEventReasons_newest(
         &self,
     ) -> Result<nvmlDeviceGetCurrentClocksEventReasons_versions, MissingSymbol> {
@@ -95,7 +92,6 @@ pub static nvmlDeviceGetSupportedClocksEventReasons_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetSupportedClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetSupportedClocksEventReasons_newest(
         &self,
     ) -> Result<nvmlDeviceGetSupportedClocksEventReasons_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetAttributes` nvml.h declares, newest first: `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes`.
@@ -55,7 +53,6 @@ pub static nvmlDeviceGetAttributes_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetAttributes` the loaded library exports, trying `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetAttributes_newest(
         &self,
     ) -> Result<nvmlDeviceGetAttributes_versions, MissingSymbol> {
@@ -81,7 +78,6 @@ pub static nvmlDeviceGetCount_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetCount` the loaded library exports, trying `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetCount_newest(
         &self,
     ) -> Result<nvmlDeviceGetCount_versions, MissingSymbol> {
@@ -107,7 +103,6 @@ pub static nvmlDeviceGetHandleByIndex_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetHandleByIndex` the loaded library exports, trying `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetHandleByIndex_newest(
         &self,
     ) -> Result<nvmlDeviceGetHandleByIndex_versions, MissingSymbol> {
@@ -137,7 +132,6 @@ pub static nvmlDeviceGetHandleByPciBusId_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetHandleByPciBusId` the loaded library exports, trying `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlDeviceGetHandleByPciBusId` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetHandleByPciBusId_newest(
         &self,
     ) -> Result<nvmlDeviceGetHandleByPciBusId_versions, MissingSymbol> {
@@ -169,7 +163,6 @@ pub static nvmlDeviceGetHandleByUUID_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetHandleByUUID` the loaded library exports, trying `nvmlDeviceGetHandleByUUIDV`, `nvmlDeviceGetHandleByUUID` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetHandleByUUID_newest(
         &self,
     ) -> Result<nvmlDeviceGetHandleByUUID_versions, MissingSymbol> {

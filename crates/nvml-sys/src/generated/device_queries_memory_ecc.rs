@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetMemoryInfo` nvml.h declares, newest first: `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo`.
@@ -55,7 +53,6 @@ pub static nvmlDeviceGetMemoryInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetMemoryInfo` the loaded library exports, trying `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetMemoryInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetMemoryInfo_versions, MissingSymbol> {
@@ -81,7 +78,6 @@ pub static nvmlDeviceGetRemappedRows_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetRemappedRows` the loaded library exports, trying `nvmlDeviceGetRemappedRows_v2`, `nvmlDeviceGetRemappedRows` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetRemappedRows_newest(
         &self,
     ) -> Result<nvmlDeviceGetRemappedRows_versions, MissingSymbol> {
@@ -109,7 +105,6 @@ pub static nvmlDeviceGetRetiredPages_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetRetiredPages` the loaded library exports, trying `nvmlDeviceGetRetiredPages_v2`, `nvmlDeviceGetRetiredPages` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetRetiredPages_newest(
         &self,
     ) -> Result<nvmlDeviceGetRetiredPages_versions, MissingSymbol> {

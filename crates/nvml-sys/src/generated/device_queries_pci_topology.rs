@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetGpuFabricInfo` nvml.h declares, newest first: `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo`.
@@ -57,7 +55,6 @@ pub static nvmlDeviceGetGpuFabricInfo_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetGpuFabricInfo` the loaded library exports, trying `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetGpuFabricInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetGpuFabricInfo_versions, MissingSymbol> {
@@ -94,7 +91,6 @@ pub static nvmlDeviceGetPciInfo_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetPciInfo` the loaded library exports, trying `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetPciInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetPciInfo_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 pub type nvmlTemperature_t = nvmlTemperature_v1_t;
@@ -67,7 +65,6 @@ pub static nvmlDeviceGetFanSpeed_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetFanSpeed` the loaded library exports, trying `nvmlDeviceGetFanSpeed_v2`, `nvmlDeviceGetFanSpeed` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetFanSpeed_newest(
         &self,
     ) -> Result<nvmlDeviceGetFanSpeed_versions, MissingSymbol> {
@@ -93,7 +90,6 @@ pub static nvmlDeviceGetTemperature_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetTemperature` the loaded library exports, trying `nvmlDeviceGetTemperatureV`, `nvmlDeviceGetTemperature` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetTemperature_newest(
         &self,
     ) -> Result<nvmlDeviceGetTemperature_versions, MissingSymbol> {
@@ -119,7 +115,6 @@ pub static nvmlDeviceSetPowerManagementLimit_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceSetPowerManagementLimit` the loaded library exports, trying `nvmlDeviceSetPowerManagementLimit_v2`, `nvmlDeviceSetPowerManagementLimit` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceSetPowerManagementLimit_newest(
         &self,
     ) -> Result<nvmlDeviceSetPowerManagementLimit_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetComputeRunningProcesses` nvml.h declares, newest first: `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses`.
@@ -57,7 +55,6 @@ pub static nvmlDeviceGetComputeRunningProcesses_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetComputeRunningProcesses` the loaded library exports, trying `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetComputeRunningProcesses_newest(
         &self,
     ) -> Result<nvmlDeviceGetComputeRunningProcesses_versions, MissingSymbol> {
@@ -104,7 +101,6 @@ pub static nvmlDeviceGetGraphicsRunningProcesses_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetGraphicsRunningProcesses` the loaded library exports, trying `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetGraphicsRunningProcesses_newest(
         &self,
     ) -> Result<nvmlDeviceGetGraphicsRunningProcesses_versions, MissingSymbol> {
@@ -151,7 +147,6 @@ pub static nvmlDeviceGetMPSComputeRunningProcesses_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetMPSComputeRunningProcesses` the loaded library exports, trying `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetMPSComputeRunningProcesses_newest(
         &self,
     ) -> Result<nvmlDeviceGetMPSComputeRunningProcesses_versions, MissingSymbol> {

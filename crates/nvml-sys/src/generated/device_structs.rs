@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// BAR1 Memory allocation Information for a device
 pub type nvmlBAR1Memory_t = nvmlBAR1Memory_st;
 /// This structure stores the complete Hierarchy of the Bridge Chip within the board. The immediate

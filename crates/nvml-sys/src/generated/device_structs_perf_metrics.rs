@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// Metrics for all core rails in the system.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 /// Is the GPU device to be removed from the kernel by nvmlDeviceRemoveGpu()
 pub type nvmlDetachGpuState_t = nvmlDetachGpuState_enum;
 /// Parent bridge PCIe link state requested by nvmlDeviceRemoveGpu()

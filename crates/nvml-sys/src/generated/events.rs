@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// Information about occurred event
@@ -305,7 +303,6 @@ pub static nvmlEventSetWait_FAMILY: [&str; 3usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlEventSetWait` the loaded library exports, trying `nvmlEventSetWait_v3`, `nvmlEventSetWait_v2`, `nvmlEventSetWait` in that order.
-    #[allow(deprecated)]
     pub fn nvmlEventSetWait_newest(
         &self,
     ) -> Result<nvmlEventSetWait_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// Force device initialization even when a previous nvmlInit was called with the NO_GPUS and NO_ATTACH flags.
@@ -58,7 +56,6 @@ pub enum nvmlInit_versions {
 pub static nvmlInit_FAMILY: [&str; 2usize] = ["nvmlInit_v2", "nvmlInit"];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlInit` the loaded library exports, trying `nvmlInit_v2`, `nvmlInit` in that order.
-    #[allow(deprecated)]
     pub fn nvmlInit_newest(&self) -> Result<nvmlInit_versions, MissingSymbol> {
         if let Ok(f) = self.nvmlInit_v2() {
             return Ok(nvmlInit_versions::nvmlInit_v2(f));

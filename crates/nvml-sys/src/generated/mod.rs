@@ -37,6 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
+// A function's resolver tries each of its versions, the deprecated ones included.
+#![allow(deprecated)]
 mod symbols;
 pub use symbols::*;
 pub mod field_numbering;
@@ -44,197 +46,143 @@ pub mod field_numbering;
 pub const HEADER_VERSION: &str = "13.5.37";
 /// Accounting Statistics.
 mod accounting_stats;
-#[allow(unused_imports)]
 pub use accounting_stats::*;
 /// CPU and Memory Affinity.
 mod affinity;
-#[allow(unused_imports)]
 pub use affinity::*;
 /// nvmlClocksEventReasons.
 mod clocks_event_reasons;
-#[allow(unused_imports)]
 pub use clocks_event_reasons::*;
 /// Confidential Computing definitions.
 mod confidential_computing_defs;
-#[allow(unused_imports)]
 pub use confidential_computing_defs::*;
 /// Constants.
 mod constants;
-#[allow(unused_imports)]
 pub use constants::*;
 /// CPER (Common Platform Error Record).
 mod cper;
-#[allow(unused_imports)]
 pub use cper::*;
 /// Device Commands.
 mod device_commands;
-#[allow(unused_imports)]
 pub use device_commands::*;
 /// Device Enums.
 mod device_enums;
-#[allow(unused_imports)]
 pub use device_enums::*;
 /// Device Queries.
 mod device_queries;
-#[allow(unused_imports)]
 pub use device_queries::*;
 /// Device Queries: clocks.
 mod device_queries_clocks;
-#[allow(unused_imports)]
 pub use device_queries_clocks::*;
 /// Device Queries: identity.
 mod device_queries_identity;
-#[allow(unused_imports)]
 pub use device_queries_identity::*;
 /// Device Queries: memory ecc.
 mod device_queries_memory_ecc;
-#[allow(unused_imports)]
 pub use device_queries_memory_ecc::*;
 /// Device Queries: pci topology.
 mod device_queries_pci_topology;
-#[allow(unused_imports)]
 pub use device_queries_pci_topology::*;
 /// Device Queries: power thermal.
 mod device_queries_power_thermal;
-#[allow(unused_imports)]
 pub use device_queries_power_thermal::*;
 /// Device Queries: processes utilization.
 mod device_queries_processes_utilization;
-#[allow(unused_imports)]
 pub use device_queries_processes_utilization::*;
 /// Device Structs.
 mod device_structs;
-#[allow(unused_imports)]
 pub use device_structs::*;
 /// Device Structs: perf metrics.
 mod device_structs_perf_metrics;
-#[allow(unused_imports)]
 pub use device_structs_perf_metrics::*;
 /// Drain State definitions.
 mod drain_defs;
-#[allow(unused_imports)]
 pub use drain_defs::*;
 /// Encoder Structs.
 mod encoder_structs;
-#[allow(unused_imports)]
 pub use encoder_structs::*;
 /// Error reporting.
 mod error_reporting;
-#[allow(unused_imports)]
-pub use error_reporting::*;
 /// Event Types.
 mod event_type;
-#[allow(unused_imports)]
 pub use event_type::*;
 /// Event Handling Methods.
 mod events;
-#[allow(unused_imports)]
 pub use events::*;
 /// Excluded GPU Queries.
 mod excluded_gpu_queries;
-#[allow(unused_imports)]
 pub use excluded_gpu_queries::*;
 /// Fabric definitions.
 mod fabric_defs;
-#[allow(unused_imports)]
 pub use fabric_defs::*;
 /// Frame Buffer Capture Structures.
 mod fbc_structs;
-#[allow(unused_imports)]
 pub use fbc_structs::*;
 /// Field Value Enums.
 mod field_value_enums;
-#[allow(unused_imports)]
 pub use field_value_enums::*;
 /// Field Value Queries.
 mod field_value_queries;
-#[allow(unused_imports)]
-pub use field_value_queries::*;
 /// GPM Enums.
 mod gpm_enums;
-#[allow(unused_imports)]
 pub use gpm_enums::*;
 /// GPM Functions.
 mod gpm_functions;
-#[allow(unused_imports)]
-pub use gpm_functions::*;
 /// GPM Structs.
 mod gpm_structs;
-#[allow(unused_imports)]
 pub use gpm_structs::*;
 /// PRM Access.
 mod gpuprm_access;
-#[allow(unused_imports)]
 pub use gpuprm_access::*;
 /// Initialization and Cleanup.
 mod initialization_and_cleanup;
-#[allow(unused_imports)]
 pub use initialization_and_cleanup::*;
 /// Multi Instance GPU Management.
 mod multi_instance_gpu;
-#[allow(unused_imports)]
 pub use multi_instance_gpu::*;
 /// NvLink Methods.
 mod nv_link;
-#[allow(unused_imports)]
 pub use nv_link::*;
 /// Power Profile Information.
 mod power_profiles;
-#[allow(unused_imports)]
 pub use power_profiles::*;
 /// Power Smoothing Information.
 mod power_smoothing;
-#[allow(unused_imports)]
 pub use power_smoothing::*;
 /// System Queries.
 mod system_queries;
-#[allow(unused_imports)]
 pub use system_queries::*;
 /// Outside every group of nvml.h.
 mod ungrouped;
-#[allow(unused_imports)]
 pub use ungrouped::*;
 /// Unit Commands.
 mod unit_commands;
-#[allow(unused_imports)]
-pub use unit_commands::*;
 /// Unit Queries.
 mod unit_queries;
-#[allow(unused_imports)]
-pub use unit_queries::*;
 /// Unit Structs.
 mod unit_structs;
-#[allow(unused_imports)]
 pub use unit_structs::*;
 /// vGPU Utilization and Accounting.
 mod util;
-#[allow(unused_imports)]
 pub use util::*;
 /// vGPU Management.
 mod vgpu;
-#[allow(unused_imports)]
 pub use vgpu::*;
 /// vGPU Constants.
 mod vgpu_constants;
-#[allow(unused_imports)]
 pub use vgpu_constants::*;
 /// vGPU Migration.
 mod vgpu_migration;
-#[allow(unused_imports)]
 pub use vgpu_migration::*;
 /// vGPU Structs.
 mod vgpu_structs;
-#[allow(unused_imports)]
 pub use vgpu_structs::*;
 /// vGPU Enums.
 mod virtual_gpu_enums;
-#[allow(unused_imports)]
 pub use virtual_gpu_enums::*;
 /// vGPU APIs.
 mod virtual_gpu_queries;
-#[allow(unused_imports)]
 pub use virtual_gpu_queries::*;
 /// Drain states.
 mod zpi;
-#[allow(unused_imports)]
 pub use zpi::*;

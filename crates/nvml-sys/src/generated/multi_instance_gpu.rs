@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 pub type nvmlComputeInstanceInfo_t = nvmlComputeInstanceInfo_st;
@@ -414,7 +412,6 @@ pub static nvmlComputeInstanceGetInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlComputeInstanceGetInfo` the loaded library exports, trying `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlComputeInstanceGetInfo_newest(
         &self,
     ) -> Result<nvmlComputeInstanceGetInfo_versions, MissingSymbol> {
@@ -448,7 +445,6 @@ pub static nvmlDeviceGetGpuInstancePossiblePlacements_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetGpuInstancePossiblePlacements` the loaded library exports, trying `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetGpuInstancePossiblePlacements_newest(
         &self,
     ) -> Result<nvmlDeviceGetGpuInstancePossiblePlacements_versions, MissingSymbol> {
@@ -482,7 +478,6 @@ pub static nvmlDeviceGetGpuInstanceProfileInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetGpuInstanceProfileInfo` the loaded library exports, trying `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetGpuInstanceProfileInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetGpuInstanceProfileInfo_versions, MissingSymbol> {
@@ -520,7 +515,6 @@ pub static nvmlGpuInstanceGetComputeInstanceProfileInfo_FAMILY: [&str; 2usize] =
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlGpuInstanceGetComputeInstanceProfileInfo` the loaded library exports, trying `nvmlGpuInstanceGetComputeInstanceProfileInfoV`, `nvmlGpuInstanceGetComputeInstanceProfileInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo_newest(
         &self,
     ) -> Result<nvmlGpuInstanceGetComputeInstanceProfileInfo_versions, MissingSymbol> {

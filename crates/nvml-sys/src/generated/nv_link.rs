@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 pub type nvmlNvLinkInfo_t = nvmlNvLinkInfo_v2_t;
@@ -320,7 +318,6 @@ pub static nvmlDeviceGetNvLinkInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetNvLinkInfo` the loaded library exports, trying `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetNvLinkInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetNvLinkInfo_versions, MissingSymbol> {
@@ -346,7 +343,6 @@ pub static nvmlDeviceGetNvLinkRemotePciInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetNvLinkRemotePciInfo` the loaded library exports, trying `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetNvLinkRemotePciInfo_newest(
         &self,
     ) -> Result<nvmlDeviceGetNvLinkRemotePciInfo_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 pub type nvmlSystemDriverBranchInfo_t = nvmlSystemDriverBranchInfo_v1_t;
@@ -68,7 +66,6 @@ pub static nvmlSystemGetCudaDriverVersion_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlSystemGetCudaDriverVersion` the loaded library exports, trying `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` in that order.
-    #[allow(deprecated)]
     pub fn nvmlSystemGetCudaDriverVersion_newest(
         &self,
     ) -> Result<nvmlSystemGetCudaDriverVersion_versions, MissingSymbol> {

@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlVgpuInstanceGetLicenseInfo` nvml.h declares, newest first: `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo`.
@@ -55,7 +53,6 @@ pub static nvmlVgpuInstanceGetLicenseInfo_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlVgpuInstanceGetLicenseInfo` the loaded library exports, trying `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` in that order.
-    #[allow(deprecated)]
     pub fn nvmlVgpuInstanceGetLicenseInfo_newest(
         &self,
     ) -> Result<nvmlVgpuInstanceGetLicenseInfo_versions, MissingSymbol> {

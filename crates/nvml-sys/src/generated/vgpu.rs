@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetVgpuSchedulerLog` nvml.h declares, newest first: `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog`.
@@ -55,7 +53,6 @@ pub static nvmlDeviceGetVgpuSchedulerLog_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetVgpuSchedulerLog` the loaded library exports, trying `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetVgpuSchedulerLog_newest(
         &self,
     ) -> Result<nvmlDeviceGetVgpuSchedulerLog_versions, MissingSymbol> {
@@ -87,7 +84,6 @@ pub static nvmlDeviceGetVgpuSchedulerState_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetVgpuSchedulerState` the loaded library exports, trying `nvmlDeviceGetVgpuSchedulerState_v2`, `nvmlDeviceGetVgpuSchedulerState` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetVgpuSchedulerState_newest(
         &self,
     ) -> Result<nvmlDeviceGetVgpuSchedulerState_versions, MissingSymbol> {
@@ -121,7 +117,6 @@ pub static nvmlDeviceSetVgpuSchedulerState_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceSetVgpuSchedulerState` the loaded library exports, trying `nvmlDeviceSetVgpuSchedulerState_v2`, `nvmlDeviceSetVgpuSchedulerState` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceSetVgpuSchedulerState_newest(
         &self,
     ) -> Result<nvmlDeviceSetVgpuSchedulerState_versions, MissingSymbol> {
@@ -155,7 +150,6 @@ pub static nvmlGpuInstanceGetVgpuSchedulerLog_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlGpuInstanceGetVgpuSchedulerLog` the loaded library exports, trying `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` in that order.
-    #[allow(deprecated)]
     pub fn nvmlGpuInstanceGetVgpuSchedulerLog_newest(
         &self,
     ) -> Result<nvmlGpuInstanceGetVgpuSchedulerLog_versions, MissingSymbol> {
@@ -189,7 +183,6 @@ pub static nvmlGpuInstanceGetVgpuSchedulerState_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlGpuInstanceGetVgpuSchedulerState` the loaded library exports, trying `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` in that order.
-    #[allow(deprecated)]
     pub fn nvmlGpuInstanceGetVgpuSchedulerState_newest(
         &self,
     ) -> Result<nvmlGpuInstanceGetVgpuSchedulerState_versions, MissingSymbol> {
@@ -223,7 +216,6 @@ pub static nvmlGpuInstanceSetVgpuSchedulerState_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlGpuInstanceSetVgpuSchedulerState` the loaded library exports, trying `nvmlGpuInstanceSetVgpuSchedulerState_v2`, `nvmlGpuInstanceSetVgpuSchedulerState` in that order.
-    #[allow(deprecated)]
     pub fn nvmlGpuInstanceSetVgpuSchedulerState_newest(
         &self,
     ) -> Result<nvmlGpuInstanceSetVgpuSchedulerState_versions, MissingSymbol> {

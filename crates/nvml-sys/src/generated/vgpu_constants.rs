@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
-use super::*;
 pub const INVALID_GPU_INSTANCE_ID: c_uint = 4294967295;
 pub const INVALID_GPU_INSTANCE_PROFILE_ID: c_uint = 4294967295;
 /// Buffer size guaranteed to be large enough for `nvmlVgpuTypeGetLicense`

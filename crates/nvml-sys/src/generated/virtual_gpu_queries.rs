@@ -37,9 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
 use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceGetGridLicensableFeatures` nvml.h declares, newest first: `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures`.
@@ -59,7 +57,6 @@ pub static nvmlDeviceGetGridLicensableFeatures_FAMILY: [&str; 4usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceGetGridLicensableFeatures` the loaded library exports, trying `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceGetGridLicensableFeatures_newest(
         &self,
     ) -> Result<nvmlDeviceGetGridLicensableFeatures_versions, MissingSymbol> {

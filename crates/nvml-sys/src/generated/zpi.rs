@@ -37,9 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#[allow(unused_imports)]
-use core::ffi::*;
-#[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
 /// The versions of `nvmlDeviceRemoveGpu` nvml.h declares, newest first: `nvmlDeviceRemoveGpu_v2`, `nvmlDeviceRemoveGpu`.
@@ -55,7 +52,6 @@ pub static nvmlDeviceRemoveGpu_FAMILY: [&str; 2usize] = [
 ];
 impl NvmlLib {
     /// Resolves the newest version of `nvmlDeviceRemoveGpu` the loaded library exports, trying `nvmlDeviceRemoveGpu_v2`, `nvmlDeviceRemoveGpu` in that order.
-    #[allow(deprecated)]
     pub fn nvmlDeviceRemoveGpu_newest(
         &self,
     ) -> Result<nvmlDeviceRemoveGpu_versions, MissingSymbol> {

@@ -37,19 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
-use super::*;
 /// Describes accounting statistics (v2) of a process.
 ///
 /// The safe form of `nvmlAccountingStats_v2_t` and of its older layouts `nvmlAccountingStats_st`: each converts into this type (`raw::FromRaw`).
@@ -95,7 +86,6 @@ pub struct AccountingStats {
 }
 impl crate::raw::FromRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
     fn from_raw(r: &sys::nvmlAccountingStats_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         AccountingStats {
             pid: r.pid,
             is_running: r.isRunning != 0,
@@ -108,13 +98,11 @@ impl crate::raw::FromRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
             sum_fb_util: r.sumFbUtil,
             time: r.time,
             start_time: r.startTime,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
     fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlAccountingStats_v2_t::default();
         r.pid = self.pid;
         r.isRunning = self.is_running as _;
@@ -131,7 +119,6 @@ impl crate::raw::ToRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
 }
 impl crate::raw::FromRaw<sys::nvmlAccountingStats_st> for AccountingStats {
     fn from_raw(r: &sys::nvmlAccountingStats_st) -> Self {
-        #[allow(clippy::needless_update)]
         AccountingStats {
             is_running: r.isRunning != 0,
             gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
@@ -146,7 +133,6 @@ impl crate::raw::FromRaw<sys::nvmlAccountingStats_st> for AccountingStats {
 }
 impl crate::raw::ToRaw<sys::nvmlAccountingStats_st> for AccountingStats {
     fn to_raw(&self) -> sys::nvmlAccountingStats_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlAccountingStats_st::default();
         r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
         r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
@@ -161,7 +147,6 @@ impl crate::raw::ToRaw<sys::nvmlAccountingStats_st> for AccountingStats {
 impl serde::Serialize for AccountingStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("AccountingStats", 10)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("is_running", &self.is_running)?;
@@ -263,16 +248,16 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingPids()?;
-        let ((mut c_pids), n) = ffi::fill_counted(
+        let (c_pids, n) = ffi::fill_counted(
             ffi::Probe::NullSizeError,
-            0 + core::mem::size_of::<u32>(),
+            core::mem::size_of::<u32>(),
             |capacity, count| {
                 let mut c_pids: Vec<u32> = vec![Default::default(); capacity as usize];
                 let code = call!(sym(self.raw, count, ffi::ptr_or_null(& mut c_pids)));
-                (code, (c_pids))
+                (code, c_pids)
             },
         )?;
-        Ok(c_pids.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_pids.iter().take(n).copied().collect::<Vec<_>>())
     }
     /// Queries process's accounting stats (v2).
     ///
@@ -326,7 +311,7 @@ impl<'n> Device<'n> {
                 let mut c_stats = {
                     let r: sys::nvmlAccountingStats_v2_t = crate::raw::ToRaw::to_raw(
                         &AccountingStats {
-                            pid: pid,
+                            pid,
                             ..Default::default()
                         },
                     );
@@ -343,7 +328,6 @@ impl<'n> Device<'n> {
             match (|| -> Result<AccountingStats, Error> {
                 let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
                 ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
-                #[allow(unused_mut)]
                 let mut r: AccountingStats = <AccountingStats as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&c_stats);
@@ -436,7 +420,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetAccountingPids() {
             match ffi::count_of(
                 ffi::Probe::NullSizeError,
-                0 + core::mem::size_of::<u32>(),
+                core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

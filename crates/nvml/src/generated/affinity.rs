@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 impl<'n> Device<'n> {
@@ -148,7 +140,7 @@ impl<'n> Device<'n> {
                 .as_mut_ptr())
             ),
         )?;
-        Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_cpu_set.iter().copied().collect::<Vec<_>>())
     }
     /// Retrieves an array of unsigned ints (sized to `cpu_set_size`) of bitmasks with the
     /// ideal CPU affinity within node or socket for the device.
@@ -196,7 +188,7 @@ impl<'n> Device<'n> {
                 .as_mut_ptr(), scope)
             ),
         )?;
-        Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_cpu_set.iter().copied().collect::<Vec<_>>())
     }
     /// Retrieves an array of unsigned ints (sized to `node_set_size`) of bitmasks with
     /// the ideal memory affinity within node or socket for the device.
@@ -244,7 +236,7 @@ impl<'n> Device<'n> {
                 .as_mut_ptr(), scope)
             ),
         )?;
-        Ok(c_node_set.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_node_set.iter().copied().collect::<Vec<_>>())
     }
     /// Get the NUMA node of the given GPU device.
     /// This only applies to platforms where the GPUs are NUMA nodes.

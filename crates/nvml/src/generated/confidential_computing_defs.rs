@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 ///
 /// The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -64,17 +52,14 @@ pub struct ConfComputeGetKeyRotationThresholdInfo {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
 for ConfComputeGetKeyRotationThresholdInfo {
     fn from_raw(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGetKeyRotationThresholdInfo {
             attacker_advantage: r.attackerAdvantage,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
 for ConfComputeGetKeyRotationThresholdInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _;
         r.attackerAdvantage = self.attacker_advantage;
@@ -85,7 +70,6 @@ for ConfComputeGetKeyRotationThresholdInfo {
 impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeGetKeyRotationThresholdInfo", 1)?;
         st.serialize_field("attacker_advantage", &self.attacker_advantage)?;
         st.end()
@@ -115,26 +99,19 @@ pub struct ConfComputeGpuAttestationReport {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>
 for ConfComputeGpuAttestationReport {
     fn from_raw(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGpuAttestationReport {
             is_cec_attestation_report_present: r.isCecAttestationReportPresent != 0,
             attestation_report_size: r.attestationReportSize,
             cec_attestation_report_size: r.cecAttestationReportSize,
             nonce: r.nonce.iter().map(|x| (*x)).collect(),
             attestation_report: r.attestationReport.iter().map(|x| (*x)).collect(),
-            cec_attestation_report: r
-                .cecAttestationReport
-                .iter()
-                .map(|x| (*x))
-                .collect(),
-            ..Default::default()
+            cec_attestation_report: r.cecAttestationReport.iter().map(|x| (*x)).collect(),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGpuAttestationReport_st>
 for ConfComputeGpuAttestationReport {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuAttestationReport_st::default();
         r.isCecAttestationReportPresent = self.is_cec_attestation_report_present as _;
         r.attestationReportSize = self.attestation_report_size;
@@ -160,7 +137,6 @@ for ConfComputeGpuAttestationReport {
 impl serde::Serialize for ConfComputeGpuAttestationReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeGpuAttestationReport", 6)?;
         st.serialize_field(
             "is_cec_attestation_report_present",
@@ -197,24 +173,17 @@ pub struct ConfComputeGpuCertificate {
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuCertificate_st>
 for ConfComputeGpuCertificate {
     fn from_raw(r: &sys::nvmlConfComputeGpuCertificate_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeGpuCertificate {
             cert_chain_size: r.certChainSize,
             attestation_cert_chain_size: r.attestationCertChainSize,
             cert_chain: r.certChain.iter().map(|x| (*x)).collect(),
-            attestation_cert_chain: r
-                .attestationCertChain
-                .iter()
-                .map(|x| (*x))
-                .collect(),
-            ..Default::default()
+            attestation_cert_chain: r.attestationCertChain.iter().map(|x| (*x)).collect(),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeGpuCertificate_st>
 for ConfComputeGpuCertificate {
     fn to_raw(&self) -> sys::nvmlConfComputeGpuCertificate_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuCertificate_st::default();
         r.certChainSize = self.cert_chain_size;
         r.attestationCertChainSize = self.attestation_cert_chain_size;
@@ -235,7 +204,6 @@ for ConfComputeGpuCertificate {
 impl serde::Serialize for ConfComputeGpuCertificate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeGpuCertificate", 4)?;
         st.serialize_field("cert_chain_size", &self.cert_chain_size)?;
         st.serialize_field(
@@ -263,17 +231,14 @@ pub struct ConfComputeMemSizeInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
     fn from_raw(r: &sys::nvmlConfComputeMemSizeInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeMemSizeInfo {
             protected_mem_size_kib: r.protectedMemSizeKib,
             unprotected_mem_size_kib: r.unprotectedMemSizeKib,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeMemSizeInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeMemSizeInfo_st::default();
         r.protectedMemSizeKib = self.protected_mem_size_kib;
         r.unprotectedMemSizeKib = self.unprotected_mem_size_kib;
@@ -284,7 +249,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSiz
 impl serde::Serialize for ConfComputeMemSizeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeMemSizeInfo", 2)?;
         st.serialize_field("protected_mem_size_kib", &self.protected_mem_size_kib)?;
         st.serialize_field("unprotected_mem_size_kib", &self.unprotected_mem_size_kib)?;
@@ -305,17 +269,14 @@ pub struct ConfComputeSetKeyRotationThresholdInfo {
 impl crate::raw::FromRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
 for ConfComputeSetKeyRotationThresholdInfo {
     fn from_raw(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSetKeyRotationThresholdInfo {
             max_attacker_advantage: r.maxAttackerAdvantage,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
 for ConfComputeSetKeyRotationThresholdInfo {
     fn to_raw(&self) -> sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _;
         r.maxAttackerAdvantage = self.max_attacker_advantage;
@@ -326,7 +287,6 @@ for ConfComputeSetKeyRotationThresholdInfo {
 impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeSetKeyRotationThresholdInfo", 1)?;
         st.serialize_field("max_attacker_advantage", &self.max_attacker_advantage)?;
         st.end()
@@ -347,17 +307,14 @@ pub struct ConfComputeSystemCaps {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
     fn from_raw(r: &sys::nvmlConfComputeSystemCaps_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSystemCaps {
             cpu_caps: r.cpuCaps,
             gpus_caps: r.gpusCaps,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
     fn to_raw(&self) -> sys::nvmlConfComputeSystemCaps_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemCaps_st::default();
         r.cpuCaps = self.cpu_caps;
         r.gpusCaps = self.gpus_caps;
@@ -368,7 +325,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemC
 impl serde::Serialize for ConfComputeSystemCaps {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeSystemCaps", 2)?;
         st.serialize_field("cpu_caps", &self.cpu_caps)?;
         st.serialize_field("gpus_caps", &self.gpus_caps)?;
@@ -392,18 +348,15 @@ pub struct ConfComputeSystemState {
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
     fn from_raw(r: &sys::nvmlConfComputeSystemState_st) -> Self {
-        #[allow(clippy::needless_update)]
         ConfComputeSystemState {
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
     fn to_raw(&self) -> sys::nvmlConfComputeSystemState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemState_st::default();
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
@@ -415,7 +368,6 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystem
 impl serde::Serialize for ConfComputeSystemState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ConfComputeSystemState", 3)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("cc_feature", &self.cc_feature)?;
@@ -450,21 +402,18 @@ pub struct SystemConfComputeSettings {
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v2_t>
 for SystemConfComputeSettings {
     fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode != 0,
             multi_gpu_mode: r.multiGpuMode,
             tdisp_state: r.tdispState,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v2_t>
 for SystemConfComputeSettings {
     fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v2_t::default();
         r.version = sys::nvmlSystemConfComputeSettings_v2 as _;
         r.environment = self.environment;
@@ -478,7 +427,6 @@ for SystemConfComputeSettings {
 impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v1_t>
 for SystemConfComputeSettings {
     fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
@@ -491,7 +439,6 @@ for SystemConfComputeSettings {
 impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v1_t>
 for SystemConfComputeSettings {
     fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v1_t::default();
         r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
         r.environment = self.environment;
@@ -505,7 +452,6 @@ for SystemConfComputeSettings {
 impl serde::Serialize for SystemConfComputeSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("SystemConfComputeSettings", 5)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("cc_feature", &self.cc_feature)?;

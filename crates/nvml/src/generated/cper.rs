@@ -37,19 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Bitmask of CPER record types. Multiple values may be combined
 /// to request records from several sources in one call.
 ///
@@ -113,18 +102,15 @@ pub struct CPERCursor {
 }
 impl crate::raw::FromRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {
     fn from_raw(r: &sys::nvmlCPERCursor_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         CPERCursor {
             cper_type_mask: r.cperTypeMask,
             uuid: ffi::string_from(&r.uuid),
             handle: r.handle,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {
     fn to_raw(&self) -> sys::nvmlCPERCursor_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlCPERCursor_v1_t::default();
         r.cperTypeMask = self.cper_type_mask;
         ffi::set_string(&mut r.uuid, &self.uuid);
@@ -136,7 +122,6 @@ impl crate::raw::ToRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {
 impl serde::Serialize for CPERCursor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("CPERCursor", 3)?;
         st.serialize_field("cper_type_mask", &self.cper_type_mask)?;
         st.serialize_field("uuid", &self.uuid)?;

@@ -37,19 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// * The Brand of the GPU
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BrandType::name`]).
@@ -2034,20 +2023,17 @@ pub struct AdaptiveTgpModeInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
     fn from_raw(r: &sys::nvmlAdaptiveTgpModeInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         AdaptiveTgpModeInfo {
             in_band_enable_request: r.inBandEnableRequest != 0,
             feature_allowed_by_admin: r.featureAllowedByAdmin != 0,
             admin_override_enabled: r.adminOverrideEnabled != 0,
             enablement_status: r.enablementStatus != 0,
             adjusted_limit_mw: r.adjustedLimitMw,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
     fn to_raw(&self) -> sys::nvmlAdaptiveTgpModeInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlAdaptiveTgpModeInfo_v1_t::default();
         r.inBandEnableRequest = self.in_band_enable_request as _;
         r.featureAllowedByAdmin = self.feature_allowed_by_admin as _;
@@ -2061,7 +2047,6 @@ impl crate::raw::ToRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInf
 impl serde::Serialize for AdaptiveTgpModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("AdaptiveTgpModeInfo", 5)?;
         st.serialize_field("in_band_enable_request", &self.in_band_enable_request)?;
         st.serialize_field("feature_allowed_by_admin", &self.feature_allowed_by_admin)?;
@@ -2089,17 +2074,14 @@ pub struct ClkMonFaultInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
     fn from_raw(r: &sys::nvmlClkMonFaultInfo_struct) -> Self {
-        #[allow(clippy::needless_update)]
         ClkMonFaultInfo {
             clk_api_domain: r.clkApiDomain,
             clk_domain_fault_mask: r.clkDomainFaultMask,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
     fn to_raw(&self) -> sys::nvmlClkMonFaultInfo_struct {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlClkMonFaultInfo_struct::default();
         r.clkApiDomain = self.clk_api_domain;
         r.clkDomainFaultMask = self.clk_domain_fault_mask;
@@ -2110,7 +2092,6 @@ impl crate::raw::ToRaw<sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
 impl serde::Serialize for ClkMonFaultInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ClkMonFaultInfo", 2)?;
         st.serialize_field("clk_api_domain", &self.clk_api_domain)?;
         st.serialize_field("clk_domain_fault_mask", &self.clk_domain_fault_mask)?;
@@ -2135,7 +2116,6 @@ pub struct ClkMonStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
     fn from_raw(r: &sys::nvmlClkMonStatus_status) -> Self {
-        #[allow(clippy::needless_update)]
         ClkMonStatus {
             b_global_status: r.bGlobalStatus != 0,
             clk_mon_list_size: r.clkMonListSize,
@@ -2145,13 +2125,11 @@ impl crate::raw::FromRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
                 .take(r.clkMonListSize as usize)
                 .map(|x| <ClkMonFaultInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
     fn to_raw(&self) -> sys::nvmlClkMonStatus_status {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlClkMonStatus_status::default();
         r.bGlobalStatus = self.b_global_status as _;
         r.clkMonListSize = self.clk_mon_list_size;
@@ -2165,7 +2143,6 @@ impl crate::raw::ToRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
 impl serde::Serialize for ClkMonStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ClkMonStatus", 3)?;
         st.serialize_field("b_global_status", &self.b_global_status)?;
         st.serialize_field("clk_mon_list_size", &self.clk_mon_list_size)?;
@@ -2195,20 +2172,17 @@ pub struct ClockOffset {
 }
 impl crate::raw::FromRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
     fn from_raw(r: &sys::nvmlClockOffset_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         ClockOffset {
             r#type: ClockType(r.r#type),
             pstate: Pstates(r.pstate),
             clock_offset_m_hz: r.clockOffsetMHz,
             min_clock_offset_m_hz: r.minClockOffsetMHz,
             max_clock_offset_m_hz: r.maxClockOffsetMHz,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
     fn to_raw(&self) -> sys::nvmlClockOffset_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlClockOffset_v1_t::default();
         r.version = sys::nvmlClockOffset_v1 as _;
         r.r#type = self.r#type.0;
@@ -2223,7 +2197,6 @@ impl crate::raw::ToRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
 impl serde::Serialize for ClockOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ClockOffset", 5)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("pstate", &self.pstate)?;
@@ -2248,17 +2221,14 @@ pub struct DeviceCurrentClockFreqs {
 impl crate::raw::FromRaw<sys::nvmlDeviceCurrentClockFreqs_v1_t>
 for DeviceCurrentClockFreqs {
     fn from_raw(r: &sys::nvmlDeviceCurrentClockFreqs_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceCurrentClockFreqs {
             str: ffi::string_from(&r.str),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceCurrentClockFreqs_v1_t>
 for DeviceCurrentClockFreqs {
     fn to_raw(&self) -> sys::nvmlDeviceCurrentClockFreqs_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCurrentClockFreqs_v1_t::default();
         r.version = sys::nvmlDeviceCurrentClockFreqs_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
@@ -2269,7 +2239,6 @@ for DeviceCurrentClockFreqs {
 impl serde::Serialize for DeviceCurrentClockFreqs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DeviceCurrentClockFreqs", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
@@ -2289,16 +2258,13 @@ pub struct DevicePerfModes {
 }
 impl crate::raw::FromRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
     fn from_raw(r: &sys::nvmlDevicePerfModes_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DevicePerfModes {
             str: ffi::string_from(&r.str),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
     fn to_raw(&self) -> sys::nvmlDevicePerfModes_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDevicePerfModes_v1_t::default();
         r.version = sys::nvmlDevicePerfModes_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
@@ -2309,7 +2275,6 @@ impl crate::raw::ToRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
 impl serde::Serialize for DevicePerfModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DevicePerfModes", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
@@ -2331,18 +2296,15 @@ pub struct DevicePowerMizerModes {
 }
 impl crate::raw::FromRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
     fn from_raw(r: &sys::nvmlDevicePowerMizerModes_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DevicePowerMizerModes {
             current_mode: r.currentMode,
             mode: r.mode,
             supported_power_mizer_modes: r.supportedPowerMizerModes,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
     fn to_raw(&self) -> sys::nvmlDevicePowerMizerModes_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDevicePowerMizerModes_v1_t::default();
         r.currentMode = self.current_mode;
         r.mode = self.mode;
@@ -2354,7 +2316,6 @@ impl crate::raw::ToRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizer
 impl serde::Serialize for DevicePowerMizerModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DevicePowerMizerModes", 3)?;
         st.serialize_field("current_mode", &self.current_mode)?;
         st.serialize_field("mode", &self.mode)?;
@@ -2379,16 +2340,13 @@ pub struct DramEncryptionInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
     fn from_raw(r: &sys::nvmlDramEncryptionInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DramEncryptionInfo {
             encryption_state: r.encryptionState != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
     fn to_raw(&self) -> sys::nvmlDramEncryptionInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDramEncryptionInfo_v1_t::default();
         r.version = sys::nvmlDramEncryptionInfo_v1 as _;
         r.encryptionState = self.encryption_state as _;
@@ -2399,7 +2357,6 @@ impl crate::raw::ToRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo 
 impl serde::Serialize for DramEncryptionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DramEncryptionInfo", 1)?;
         st.serialize_field("encryption_state", &self.encryption_state)?;
         st.end()
@@ -2441,7 +2398,6 @@ pub struct EccSramErrorStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
     fn from_raw(r: &sys::nvmlEccSramErrorStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccSramErrorStatus {
             aggregate_unc_parity: r.aggregateUncParity,
             aggregate_unc_sec_ded: r.aggregateUncSecDed,
@@ -2455,13 +2411,11 @@ impl crate::raw::FromRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatu
             aggregate_unc_bucket_mcu: r.aggregateUncBucketMcu,
             aggregate_unc_bucket_other: r.aggregateUncBucketOther,
             b_threshold_exceeded: r.bThresholdExceeded != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
     fn to_raw(&self) -> sys::nvmlEccSramErrorStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccSramErrorStatus_v1_t::default();
         r.version = sys::nvmlEccSramErrorStatus_v1 as _;
         r.aggregateUncParity = self.aggregate_unc_parity;
@@ -2483,7 +2437,6 @@ impl crate::raw::ToRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus 
 impl serde::Serialize for EccSramErrorStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EccSramErrorStatus", 12)?;
         st.serialize_field("aggregate_unc_parity", &self.aggregate_unc_parity)?;
         st.serialize_field("aggregate_unc_sec_ded", &self.aggregate_unc_sec_ded)?;
@@ -2531,7 +2484,6 @@ pub struct EccSramUniqueUncorrectedErrorEntry {
 impl crate::raw::FromRaw<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
 for EccSramUniqueUncorrectedErrorEntry {
     fn from_raw(r: &sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccSramUniqueUncorrectedErrorEntry {
             unit: r.unit,
             location: r.location,
@@ -2540,14 +2492,12 @@ for EccSramUniqueUncorrectedErrorEntry {
             address: r.address,
             is_parity: r.isParity != 0,
             count: r.count,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
 for EccSramUniqueUncorrectedErrorEntry {
     fn to_raw(&self) -> sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t::default();
         r.unit = self.unit;
         r.location = self.location;
@@ -2563,7 +2513,6 @@ for EccSramUniqueUncorrectedErrorEntry {
 impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EccSramUniqueUncorrectedErrorEntry", 7)?;
         st.serialize_field("unit", &self.unit)?;
         st.serialize_field("location", &self.location)?;
@@ -2591,17 +2540,14 @@ pub struct FanSpeedInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
     fn from_raw(r: &sys::nvmlFanSpeedInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         FanSpeedInfo {
             fan: r.fan,
             speed: r.speed,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
     fn to_raw(&self) -> sys::nvmlFanSpeedInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlFanSpeedInfo_v1_t::default();
         r.version = sys::nvmlFanSpeedInfo_v1 as _;
         r.fan = self.fan;
@@ -2613,7 +2559,6 @@ impl crate::raw::ToRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
 impl serde::Serialize for FanSpeedInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("FanSpeedInfo", 2)?;
         st.serialize_field("fan", &self.fan)?;
         st.serialize_field("speed", &self.speed)?;
@@ -2633,7 +2578,6 @@ pub struct GpuDynamicPstatesInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
     fn from_raw(r: &sys::nvmlGpuDynamicPstatesInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuDynamicPstatesInfo {
             utilization: r
                 .utilization
@@ -2642,13 +2586,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstate
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
     fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuDynamicPstatesInfo_st::default();
         for (d, s) in r.utilization.iter_mut().zip(self.utilization.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -2660,7 +2602,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesI
 impl serde::Serialize for GpuDynamicPstatesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuDynamicPstatesInfo", 1)?;
         st.serialize_field("utilization", &self.utilization)?;
         st.end()
@@ -2685,20 +2626,17 @@ pub struct GpuDynamicPstatesInfoUtilization {
 impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st_utilization>
 for GpuDynamicPstatesInfoUtilization {
     fn from_raw(r: &sys::nvmlGpuDynamicPstatesInfo_st_utilization) -> Self {
-        #[allow(clippy::needless_update)]
         GpuDynamicPstatesInfoUtilization {
             b_is_present: r.bIsPresent != 0,
             percentage: r.percentage,
             inc_threshold: r.incThreshold,
             dec_threshold: r.decThreshold,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuDynamicPstatesInfo_st_utilization>
 for GpuDynamicPstatesInfoUtilization {
     fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st_utilization {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuDynamicPstatesInfo_st_utilization::default();
         r.bIsPresent = self.b_is_present as _;
         r.percentage = self.percentage;
@@ -2711,7 +2649,6 @@ for GpuDynamicPstatesInfoUtilization {
 impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuDynamicPstatesInfoUtilization", 4)?;
         st.serialize_field("b_is_present", &self.b_is_present)?;
         st.serialize_field("percentage", &self.percentage)?;
@@ -2733,16 +2670,13 @@ pub struct Hostname {
 }
 impl crate::raw::FromRaw<sys::nvmlHostname_v1_t> for Hostname {
     fn from_raw(r: &sys::nvmlHostname_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         Hostname {
             value: ffi::string_from(&r.value),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlHostname_v1_t> for Hostname {
     fn to_raw(&self) -> sys::nvmlHostname_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlHostname_v1_t::default();
         ffi::set_string(&mut r.value, &self.value);
         r
@@ -2752,7 +2686,6 @@ impl crate::raw::ToRaw<sys::nvmlHostname_v1_t> for Hostname {
 impl serde::Serialize for Hostname {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Hostname", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -2772,16 +2705,13 @@ pub struct MarginTemperature {
 }
 impl crate::raw::FromRaw<sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
     fn from_raw(r: &sys::nvmlMarginTemperature_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         MarginTemperature {
             margin_temperature: r.marginTemperature,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
     fn to_raw(&self) -> sys::nvmlMarginTemperature_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMarginTemperature_v1_t::default();
         r.version = sys::nvmlMarginTemperature_v1 as _;
         r.marginTemperature = self.margin_temperature;
@@ -2792,7 +2722,6 @@ impl crate::raw::ToRaw<sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
 impl serde::Serialize for MarginTemperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("MarginTemperature", 1)?;
         st.serialize_field("margin_temperature", &self.margin_temperature)?;
         st.end()
@@ -2853,7 +2782,6 @@ pub struct PlatformInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
     fn from_raw(r: &sys::nvmlPlatformInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         PlatformInfo {
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
             chassis_serial_number: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
@@ -2866,13 +2794,11 @@ impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
             chassis_physical_slot_number: r.slotNumber,
             compute_slot_index: r.trayIndex,
             node_index: r.hostId,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
     fn to_raw(&self) -> sys::nvmlPlatformInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPlatformInfo_v2_t::default();
         r.version = sys::nvmlPlatformInfo_v2 as _;
         for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
@@ -2895,7 +2821,6 @@ impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
     fn from_raw(r: &sys::nvmlPlatformInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PlatformInfo {
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
             chassis_serial_number: r.rackGuid.iter().map(|x| (*x)).collect(),
@@ -2908,13 +2833,11 @@ impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
             chassis_physical_slot_number: r.chassisPhysicalSlotNumber,
             compute_slot_index: r.computeSlotIndex,
             node_index: r.nodeIndex,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
     fn to_raw(&self) -> sys::nvmlPlatformInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPlatformInfo_v1_t::default();
         r.version = sys::nvmlPlatformInfo_v1 as _;
         for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
@@ -2935,7 +2858,6 @@ impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
 impl serde::Serialize for PlatformInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PlatformInfo", 11)?;
         st.serialize_field("ib_guid", &self.ib_guid)?;
         st.serialize_field("chassis_serial_number", &self.chassis_serial_number)?;
@@ -2969,17 +2891,14 @@ pub struct PowerValue {
 }
 impl crate::raw::FromRaw<sys::nvmlPowerValue_v2_t> for PowerValue {
     fn from_raw(r: &sys::nvmlPowerValue_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         PowerValue {
             power_scope: r.powerScope,
             power_value_mw: r.powerValueMw,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPowerValue_v2_t> for PowerValue {
     fn to_raw(&self) -> sys::nvmlPowerValue_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPowerValue_v2_t::default();
         r.version = sys::nvmlPowerValue_v2 as _;
         r.powerScope = self.power_scope;
@@ -2991,7 +2910,6 @@ impl crate::raw::ToRaw<sys::nvmlPowerValue_v2_t> for PowerValue {
 impl serde::Serialize for PowerValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PowerValue", 2)?;
         st.serialize_field("power_scope", &self.power_scope)?;
         st.serialize_field("power_value_mw", &self.power_value_mw)?;
@@ -3026,7 +2944,6 @@ pub struct ProcessUtilizationInfo {
 impl crate::raw::FromRaw<sys::nvmlProcessUtilizationInfo_v1_t>
 for ProcessUtilizationInfo {
     fn from_raw(r: &sys::nvmlProcessUtilizationInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessUtilizationInfo {
             time_stamp: r.timeStamp,
             pid: r.pid,
@@ -3036,13 +2953,11 @@ for ProcessUtilizationInfo {
             dec_util: r.decUtil,
             jpg_util: r.jpgUtil,
             ofa_util: r.ofaUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfo {
     fn to_raw(&self) -> sys::nvmlProcessUtilizationInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
         r.pid = self.pid;
@@ -3059,7 +2974,6 @@ impl crate::raw::ToRaw<sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizat
 impl serde::Serialize for ProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ProcessUtilizationInfo", 8)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
         st.serialize_field("pid", &self.pid)?;
@@ -3097,7 +3011,6 @@ pub struct ProcessUtilizationSample {
 impl crate::raw::FromRaw<sys::nvmlProcessUtilizationSample_st>
 for ProcessUtilizationSample {
     fn from_raw(r: &sys::nvmlProcessUtilizationSample_st) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessUtilizationSample {
             pid: r.pid,
             time_stamp: r.timeStamp,
@@ -3105,14 +3018,12 @@ for ProcessUtilizationSample {
             mem_util: r.memUtil,
             enc_util: r.encUtil,
             dec_util: r.decUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessUtilizationSample_st>
 for ProcessUtilizationSample {
     fn to_raw(&self) -> sys::nvmlProcessUtilizationSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessUtilizationSample_st::default();
         r.pid = self.pid;
         r.timeStamp = self.time_stamp;
@@ -3127,7 +3038,6 @@ for ProcessUtilizationSample {
 impl serde::Serialize for ProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ProcessUtilizationSample", 6)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
@@ -3160,7 +3070,6 @@ pub struct RemappedRowsInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
     fn from_raw(r: &sys::nvmlRemappedRowsInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         RemappedRowsInfo {
             corr_active_remaps: r.corrActiveRemaps,
             corr_inactive_remaps: r.corrInactiveRemaps,
@@ -3168,13 +3077,11 @@ impl crate::raw::FromRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
             unc_inactive_remaps: r.uncInactiveRemaps,
             b_pending: r.bPending != 0,
             b_failure_occurred: r.bFailureOccurred != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
     fn to_raw(&self) -> sys::nvmlRemappedRowsInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRemappedRowsInfo_v2_t::default();
         r.corrActiveRemaps = self.corr_active_remaps;
         r.corrInactiveRemaps = self.corr_inactive_remaps;
@@ -3189,7 +3096,6 @@ impl crate::raw::ToRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
 impl serde::Serialize for RemappedRowsInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("RemappedRowsInfo", 6)?;
         st.serialize_field("corr_active_remaps", &self.corr_active_remaps)?;
         st.serialize_field("corr_inactive_remaps", &self.corr_inactive_remaps)?;
@@ -3213,16 +3119,13 @@ pub struct RusdSettings {
 }
 impl crate::raw::FromRaw<sys::nvmlRusdSettings_v1_t> for RusdSettings {
     fn from_raw(r: &sys::nvmlRusdSettings_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         RusdSettings {
             poll_mask: r.pollMask,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRusdSettings_v1_t> for RusdSettings {
     fn to_raw(&self) -> sys::nvmlRusdSettings_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRusdSettings_v1_t::default();
         r.version = sys::nvmlRusdSettings_v1 as _;
         r.pollMask = self.poll_mask;
@@ -3233,7 +3136,6 @@ impl crate::raw::ToRaw<sys::nvmlRusdSettings_v1_t> for RusdSettings {
 impl serde::Serialize for RusdSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("RusdSettings", 1)?;
         st.serialize_field("poll_mask", &self.poll_mask)?;
         st.end()

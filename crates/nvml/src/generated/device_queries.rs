@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -495,7 +487,7 @@ impl<'n> Device<'n> {
         let mut c_gpu_atst_report = {
             let r: sys::nvmlConfComputeGpuAttestationReport_st = crate::raw::ToRaw::to_raw(
                 &ConfComputeGpuAttestationReport {
-                    nonce: nonce,
+                    nonce,
                     ..Default::default()
                 },
             );

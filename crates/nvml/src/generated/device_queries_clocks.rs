@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetAutoBoostedClocksEnabled` answers.
@@ -334,8 +326,8 @@ impl<'n> Device<'n> {
         let mut c_info = {
             let r: sys::nvmlClockOffset_v1_t = crate::raw::ToRaw::to_raw(
                 &ClockOffset {
-                    r#type: r#type,
-                    pstate: pstate,
+                    r#type,
+                    pstate,
                     ..Default::default()
                 },
             );
@@ -953,9 +945,9 @@ impl<'n> Device<'n> {
         memory_clock_m_hz: u32,
     ) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedGraphicsClocks()?;
-        let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
+        let (c_clocks_m_hz, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<u32>(),
+            core::mem::size_of::<u32>(),
             |capacity, count| {
                 let mut c_clocks_m_hz: Vec<u32> = vec![
                     Default::default(); capacity as usize
@@ -964,10 +956,10 @@ impl<'n> Device<'n> {
                     sym(self.raw, memory_clock_m_hz, count, ffi::ptr_or_null(& mut
                     c_clocks_m_hz))
                 );
-                (code, (c_clocks_m_hz))
+                (code, c_clocks_m_hz)
             },
         )?;
-        Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_clocks_m_hz.iter().take(n).copied().collect::<Vec<_>>())
     }
     /// Retrieves the list of possible memory clocks that can be used as an argument for [`Device::set_memory_locked_clocks`].
     ///
@@ -992,9 +984,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn supported_memory_clocks(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedMemoryClocks()?;
-        let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
+        let (c_clocks_m_hz, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<u32>(),
+            core::mem::size_of::<u32>(),
             |capacity, count| {
                 let mut c_clocks_m_hz: Vec<u32> = vec![
                     Default::default(); capacity as usize
@@ -1002,10 +994,10 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_clocks_m_hz))
                 );
-                (code, (c_clocks_m_hz))
+                (code, c_clocks_m_hz)
             },
         )?;
-        Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_clocks_m_hz.iter().take(n).copied().collect::<Vec<_>>())
     }
     /// Get all supported Performance States (P-States) for the device.
     ///
@@ -1099,7 +1091,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetSupportedGraphicsClocks() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<u32>(),
+                core::mem::size_of::<u32>(),
                 |count| {
                     call!(sym(self.raw, memory_clock_m_hz, count, core::ptr::null_mut()))
                 },
@@ -1127,7 +1119,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetSupportedMemoryClocks() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<u32>(),
+                core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

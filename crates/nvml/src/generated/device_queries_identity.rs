@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -343,7 +335,7 @@ impl Nvml {
     #[inline]
     pub fn device_by_uuid_struct(&self, uuid: &UUID) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
-        let mut c_uuid = {
+        let c_uuid = {
             let r: sys::nvmlUUID_v1_t = crate::raw::ToRaw::to_raw(&(*uuid));
             r
         };

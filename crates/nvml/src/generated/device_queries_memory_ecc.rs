@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDramEncryptionMode` answers.
@@ -604,9 +596,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn retired_pages(&self, cause: PageRetirementCause) -> Result<Vec<u64>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages()?;
-        let ((mut c_addresses), n) = ffi::fill_counted(
+        let (c_addresses, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<u64>(),
+            core::mem::size_of::<u64>(),
             |capacity, count| {
                 let mut c_addresses: Vec<u64> = vec![
                     Default::default(); capacity as usize
@@ -614,10 +606,10 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, cause.0, count, ffi::ptr_or_null(& mut c_addresses))
                 );
-                (code, (c_addresses))
+                (code, c_addresses)
             },
         )?;
-        Ok(c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_addresses.iter().take(n).copied().collect::<Vec<_>>())
     }
     /// Check if any pages are pending retirement and need a reboot to fully retire.
     ///
@@ -674,9 +666,9 @@ impl<'n> Device<'n> {
         cause: PageRetirementCause,
     ) -> Result<RetiredPagesWithTimestamps, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages_v2()?;
-        let ((mut c_addresses, mut c_timestamps), n) = ffi::fill_counted(
+        let ((c_addresses, c_timestamps), n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<u64>() + core::mem::size_of::<u64>(),
+            core::mem::size_of::<u64>() + core::mem::size_of::<u64>(),
             |capacity, count| {
                 let mut c_addresses: Vec<u64> = vec![
                     Default::default(); capacity as usize
@@ -692,8 +684,8 @@ impl<'n> Device<'n> {
             },
         )?;
         Ok(RetiredPagesWithTimestamps {
-            addresses: c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
-            timestamps: c_timestamps.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
+            addresses: c_addresses.iter().take(n).copied().collect::<Vec<_>>(),
+            timestamps: c_timestamps.iter().take(n).copied().collect::<Vec<_>>(),
         })
     }
     /// Get the row remapper histogram. Returns the remap availability for each bank
@@ -751,7 +743,7 @@ impl<'n> Device<'n> {
         dram_encryption: &DramEncryptionInfo,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDramEncryptionMode()?;
-        let mut c_dram_encryption = {
+        let c_dram_encryption = {
             let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
                 &(*dram_encryption),
             );
@@ -852,7 +844,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetRetiredPages() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<u64>(),
+                core::mem::size_of::<u64>(),
                 |count| call!(sym(self.raw, cause.0, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 impl<'n> Device<'n> {
@@ -690,9 +682,9 @@ impl<'n> Device<'n> {
         level: GpuTopologyLevel,
     ) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTopologyNearestGpus()?;
-        let ((mut c_device_array), n) = ffi::fill_counted(
+        let (c_device_array, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            core::mem::size_of::<sys::nvmlDevice_t>(),
             |capacity, count| {
                 let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![
                     core::ptr::null_mut(); capacity as usize
@@ -700,7 +692,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, level.0, count, ffi::ptr_or_null(& mut c_device_array))
                 );
-                (code, (c_device_array))
+                (code, c_device_array)
             },
         )?;
         Ok(
@@ -731,7 +723,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetTopologyNearestGpus() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(self.raw, level.0, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// Structure used to encapsulate temperature info
@@ -66,17 +58,14 @@ pub struct Temperature {
 }
 impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {
     fn from_raw(r: &sys::nvmlTemperature_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         Temperature {
             sensor_type: TemperatureSensor(r.sensorType),
             temperature: r.temperature,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlTemperature_v1_t> for Temperature {
     fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlTemperature_v1_t::default();
         r.version = sys::nvmlTemperature_v1 as _;
         r.sensorType = self.sensor_type.0;
@@ -88,7 +77,6 @@ impl crate::raw::ToRaw<sys::nvmlTemperature_v1_t> for Temperature {
 impl serde::Serialize for Temperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Temperature", 2)?;
         st.serialize_field("sensor_type", &self.sensor_type)?;
         st.serialize_field("temperature", &self.temperature)?;
@@ -195,7 +183,7 @@ impl<'n> Device<'n> {
         let mut c_cooler_info = {
             let r: sys::nvmlCoolerInfo_v1_t = crate::raw::ToRaw::to_raw(
                 &CoolerInfo {
-                    index: index,
+                    index,
                     ..Default::default()
                 },
             );
@@ -356,7 +344,7 @@ impl<'n> Device<'n> {
         let mut c_fan_speed = {
             let r: sys::nvmlFanSpeedInfo_v1_t = crate::raw::ToRaw::to_raw(
                 &FanSpeedInfo {
-                    fan: fan,
+                    fan,
                     ..Default::default()
                 },
             );
@@ -870,7 +858,7 @@ impl<'n> Device<'n> {
                 let mut c_temperature = {
                     let r: sys::nvmlTemperature_v1_t = crate::raw::ToRaw::to_raw(
                         &Temperature {
-                            sensor_type: sensor_type,
+                            sensor_type,
                             ..Default::default()
                         },
                     );
@@ -890,7 +878,6 @@ impl<'n> Device<'n> {
             match (|| -> Result<i32, Error> {
                 let mut c_temp: u32 = Default::default();
                 ffi::check(call!(sym(self.raw, sensor_type.0, & mut c_temp)))?;
-                #[allow(unused_mut)]
                 let mut r: Temperature = Temperature::default();
                 r.sensor_type = sensor_type;
                 r.temperature = c_temp as _;

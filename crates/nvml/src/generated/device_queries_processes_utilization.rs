@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDecoderUtilization` answers.
@@ -231,9 +223,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderSessions()?;
-        let ((mut c_session_infos), n) = ffi::fill_counted(
+        let (c_session_infos, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_infos: Vec<sys::nvmlEncoderSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -241,7 +233,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_infos))
                 );
-                (code, (c_session_infos))
+                (code, c_session_infos)
             },
         )?;
         Ok(
@@ -335,9 +327,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCSessions()?;
-        let ((mut c_session_info), n) = ffi::fill_counted(
+        let (c_session_info, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_info: Vec<sys::nvmlFBCSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -345,7 +337,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
                 );
-                (code, (c_session_info))
+                (code, c_session_info)
             },
         )?;
         Ok(
@@ -506,9 +498,9 @@ impl<'n> Device<'n> {
         last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
-        let ((mut c_utilization), n) = ffi::fill_counted(
+        let (c_utilization, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
+            core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
                     Default::default(); capacity as usize
@@ -517,7 +509,7 @@ impl<'n> Device<'n> {
                     sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
                     last_seen_time_stamp.unwrap_or(0))
                 );
-                (code, (c_utilization))
+                (code, c_utilization)
             },
         )?;
         Ok(
@@ -574,9 +566,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -584,7 +576,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -603,9 +595,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -613,7 +605,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -632,9 +624,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -642,7 +634,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -711,9 +703,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -721,7 +713,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -740,9 +732,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -750,7 +742,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -769,9 +761,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -779,7 +771,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -848,9 +840,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -858,7 +850,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -877,9 +869,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
                             Default::default(); capacity as usize
@@ -887,7 +879,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -906,9 +898,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let ((mut c_infos), n) = ffi::fill_counted(
+                let (c_infos, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                     |capacity, count| {
                         let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
                             Default::default(); capacity as usize
@@ -916,7 +908,7 @@ impl<'n> Device<'n> {
                         let code = call!(
                             sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
                         );
-                        (code, (c_infos))
+                        (code, c_infos)
                     },
                 )?;
                 Ok(
@@ -988,9 +980,9 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<Sample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
-        let ((mut c_samples), n) = ffi::fill_counted(
+        let (c_samples, n) = ffi::fill_counted(
             ffi::Probe::Capacity(32),
-            0 + core::mem::size_of::<sys::nvmlSample_st>(),
+            core::mem::size_of::<sys::nvmlSample_st>(),
             |capacity, count| {
                 let mut c_samples: Vec<sys::nvmlSample_st> = vec![
                     Default::default(); capacity as usize
@@ -999,7 +991,7 @@ impl<'n> Device<'n> {
                     sym(self.raw, r#type.0, last_seen_time_stamp.unwrap_or(0), & mut
                     c_sample_val_type, count, ffi::ptr_or_null(& mut c_samples))
                 );
-                (code, (c_samples))
+                (code, c_samples)
             },
         )?;
         Ok(
@@ -1059,7 +1051,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1083,7 +1075,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1111,7 +1103,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1121,7 +1113,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1131,7 +1123,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1165,7 +1157,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1175,7 +1167,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1185,7 +1177,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1219,7 +1211,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1229,7 +1221,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1239,7 +1231,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,19 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Enum to represent type of bridge chip
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BridgeChipType::name`]).
@@ -1605,18 +1594,15 @@ pub struct BAR1Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
     fn from_raw(r: &sys::nvmlBAR1Memory_st) -> Self {
-        #[allow(clippy::needless_update)]
         BAR1Memory {
             bar1_total: r.bar1Total,
             bar1_free: r.bar1Free,
             bar1_used: r.bar1Used,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
     fn to_raw(&self) -> sys::nvmlBAR1Memory_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBAR1Memory_st::default();
         r.bar1Total = self.bar1_total;
         r.bar1Free = self.bar1_free;
@@ -1628,7 +1614,6 @@ impl crate::raw::ToRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
 impl serde::Serialize for BAR1Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("BAR1Memory", 3)?;
         st.serialize_field("bar1_total", &self.bar1_total)?;
         st.serialize_field("bar1_free", &self.bar1_free)?;
@@ -1649,16 +1634,11 @@ pub struct BBXTimeData {
 }
 impl crate::raw::FromRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
     fn from_raw(r: &sys::nvmlBBXTimeData_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        BBXTimeData {
-            time_run: r.timeRun,
-            ..Default::default()
-        }
+        BBXTimeData { time_run: r.timeRun }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
     fn to_raw(&self) -> sys::nvmlBBXTimeData_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBBXTimeData_v1_t::default();
         r.timeRun = self.time_run;
         r
@@ -1668,7 +1648,6 @@ impl crate::raw::ToRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
 impl serde::Serialize for BBXTimeData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("BBXTimeData", 1)?;
         st.serialize_field("time_run", &self.time_run)?;
         st.end()
@@ -1691,7 +1670,6 @@ pub struct BridgeChipHierarchy {
 }
 impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
     fn from_raw(r: &sys::nvmlBridgeChipHierarchy_st) -> Self {
-        #[allow(clippy::needless_update)]
         BridgeChipHierarchy {
             bridge_count: r.bridgeCount,
             bridge_chip_info: r
@@ -1700,13 +1678,11 @@ impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarch
                 .take(r.bridgeCount as usize)
                 .map(|x| <BridgeChipInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
     fn to_raw(&self) -> sys::nvmlBridgeChipHierarchy_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBridgeChipHierarchy_st::default();
         r.bridgeCount = self.bridge_count;
         for (d, s) in r.bridgeChipInfo.iter_mut().zip(self.bridge_chip_info.iter()) {
@@ -1719,7 +1695,6 @@ impl crate::raw::ToRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy 
 impl serde::Serialize for BridgeChipHierarchy {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("BridgeChipHierarchy", 2)?;
         st.serialize_field("bridge_count", &self.bridge_count)?;
         st.serialize_field("bridge_chip_info", &self.bridge_chip_info)?;
@@ -1742,17 +1717,14 @@ pub struct BridgeChipInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
     fn from_raw(r: &sys::nvmlBridgeChipInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         BridgeChipInfo {
             r#type: BridgeChipType(r.r#type),
             fw_version: r.fwVersion,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
     fn to_raw(&self) -> sys::nvmlBridgeChipInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlBridgeChipInfo_st::default();
         r.r#type = self.r#type.0;
         r.fwVersion = self.fw_version;
@@ -1763,7 +1735,6 @@ impl crate::raw::ToRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
 impl serde::Serialize for BridgeChipInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("BridgeChipInfo", 2)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("fw_version", &self.fw_version)?;
@@ -1783,16 +1754,13 @@ pub struct C2cModeInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn from_raw(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         C2cModeInfo {
             is_c2c_enabled: r.isC2cEnabled != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlC2cModeInfo_v1_t::default();
         r.isC2cEnabled = self.is_c2c_enabled as _;
         r
@@ -1802,7 +1770,6 @@ impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
 impl serde::Serialize for C2cModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("C2cModeInfo", 1)?;
         st.serialize_field("is_c2c_enabled", &self.is_c2c_enabled)?;
         st.end()
@@ -1825,18 +1792,15 @@ pub struct CoolerInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn from_raw(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         CoolerInfo {
             index: r.index,
             signal_type: CoolerControl(r.signalType),
             target: CoolerTarget(r.target),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn to_raw(&self) -> sys::nvmlCoolerInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlCoolerInfo_v1_t::default();
         r.version = sys::nvmlCoolerInfo_v1 as _;
         r.index = self.index;
@@ -1849,7 +1813,6 @@ impl crate::raw::ToRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
 impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("CoolerInfo", 3)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field("signal_type", &self.signal_type)?;
@@ -1871,16 +1834,13 @@ pub struct DeviceAddressingMode {
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn from_raw(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceAddressingMode {
             value: r.value,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn to_raw(&self) -> sys::nvmlDeviceAddressingMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAddressingMode_v1_t::default();
         r.version = sys::nvmlDeviceAddressingMode_v1 as _;
         r.value = self.value;
@@ -1891,7 +1851,6 @@ impl crate::raw::ToRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingM
 impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DeviceAddressingMode", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -1926,7 +1885,6 @@ pub struct DeviceAttributes {
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
     fn from_raw(r: &sys::nvmlDeviceAttributes_st) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceAttributes {
             multiprocessor_count: r.multiprocessorCount,
             shared_copy_engine_count: r.sharedCopyEngineCount,
@@ -1937,13 +1895,11 @@ impl crate::raw::FromRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
             gpu_instance_slice_count: r.gpuInstanceSliceCount,
             compute_instance_slice_count: r.computeInstanceSliceCount,
             memory_size_mb: r.memorySizeMB,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
     fn to_raw(&self) -> sys::nvmlDeviceAttributes_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAttributes_st::default();
         r.multiprocessorCount = self.multiprocessor_count;
         r.sharedCopyEngineCount = self.shared_copy_engine_count;
@@ -1961,7 +1917,6 @@ impl crate::raw::ToRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
 impl serde::Serialize for DeviceAttributes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DeviceAttributes", 9)?;
         st.serialize_field("multiprocessor_count", &self.multiprocessor_count)?;
         st.serialize_field("shared_copy_engine_count", &self.shared_copy_engine_count)?;
@@ -1994,18 +1949,15 @@ pub struct EccBankRemapperHistogram {
 impl crate::raw::FromRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
 for EccBankRemapperHistogram {
     fn from_raw(r: &sys::nvmlEccBankRemapperHistogram_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccBankRemapperHistogram {
             max_spare_group_count: r.maxSpareGroupCount,
             no_spare_group_count: r.noSpareGroupCount,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
 for EccBankRemapperHistogram {
     fn to_raw(&self) -> sys::nvmlEccBankRemapperHistogram_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperHistogram_v1_t::default();
         r.maxSpareGroupCount = self.max_spare_group_count;
         r.noSpareGroupCount = self.no_spare_group_count;
@@ -2016,7 +1968,6 @@ for EccBankRemapperHistogram {
 impl serde::Serialize for EccBankRemapperHistogram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EccBankRemapperHistogram", 2)?;
         st.serialize_field("max_spare_group_count", &self.max_spare_group_count)?;
         st.serialize_field("no_spare_group_count", &self.no_spare_group_count)?;
@@ -2042,7 +1993,6 @@ pub struct EccBankRemapperStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
     fn from_raw(r: &sys::nvmlEccBankRemapperStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EccBankRemapperStatus {
             active_remappings: r.activeRemappings,
             inactive_remappings: r.inactiveRemappings,
@@ -2050,13 +2000,11 @@ impl crate::raw::FromRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemappe
             histogram: <EccBankRemapperHistogram as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.histogram),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
     fn to_raw(&self) -> sys::nvmlEccBankRemapperStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperStatus_v1_t::default();
         r.activeRemappings = self.active_remappings;
         r.inactiveRemappings = self.inactive_remappings;
@@ -2069,7 +2017,6 @@ impl crate::raw::ToRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperS
 impl serde::Serialize for EccBankRemapperStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EccBankRemapperStatus", 4)?;
         st.serialize_field("active_remappings", &self.active_remappings)?;
         st.serialize_field("inactive_remappings", &self.inactive_remappings)?;
@@ -2101,19 +2048,16 @@ pub struct EccErrorCounts {
 }
 impl crate::raw::FromRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
     fn from_raw(r: &sys::nvmlEccErrorCounts_st) -> Self {
-        #[allow(clippy::needless_update)]
         EccErrorCounts {
             l1_cache: r.l1Cache,
             l2_cache: r.l2Cache,
             device_memory: r.deviceMemory,
             register_file: r.registerFile,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
     fn to_raw(&self) -> sys::nvmlEccErrorCounts_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEccErrorCounts_st::default();
         r.l1Cache = self.l1_cache;
         r.l2Cache = self.l2_cache;
@@ -2126,7 +2070,6 @@ impl crate::raw::ToRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
 impl serde::Serialize for EccErrorCounts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EccErrorCounts", 4)?;
         st.serialize_field("l1_cache", &self.l1_cache)?;
         st.serialize_field("l2_cache", &self.l2_cache)?;
@@ -2150,7 +2093,6 @@ pub struct GpuThermalSettings {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
     fn from_raw(r: &sys::nvmlGpuThermalSettings_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuThermalSettings {
             count: r.count,
             sensor: r
@@ -2160,13 +2102,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
     fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuThermalSettings_t::default();
         r.count = self.count;
         for (d, s) in r.sensor.iter_mut().zip(self.sensor.iter()) {
@@ -2179,7 +2119,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
 impl serde::Serialize for GpuThermalSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuThermalSettings", 2)?;
         st.serialize_field("count", &self.count)?;
         st.serialize_field("sensor", &self.sensor)?;
@@ -2207,21 +2146,18 @@ pub struct GpuThermalSettingsSensor {
 impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t_sensor>
 for GpuThermalSettingsSensor {
     fn from_raw(r: &sys::nvmlGpuThermalSettings_t_sensor) -> Self {
-        #[allow(clippy::needless_update)]
         GpuThermalSettingsSensor {
             controller: ThermalController(r.controller),
             default_min_temp: r.defaultMinTemp,
             default_max_temp: r.defaultMaxTemp,
             current_temp: r.currentTemp,
             target: ThermalTarget(r.target),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t_sensor>
 for GpuThermalSettingsSensor {
     fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t_sensor {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuThermalSettings_t_sensor::default();
         r.controller = self.controller.0;
         r.defaultMinTemp = self.default_min_temp;
@@ -2235,7 +2171,6 @@ for GpuThermalSettingsSensor {
 impl serde::Serialize for GpuThermalSettingsSensor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuThermalSettingsSensor", 5)?;
         st.serialize_field("controller", &self.controller)?;
         st.serialize_field("default_min_temp", &self.default_min_temp)?;
@@ -2258,16 +2193,11 @@ pub struct GpuUptime {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
     fn from_raw(r: &sys::nvmlGpuUptime_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        GpuUptime {
-            uptime: r.uptime,
-            ..Default::default()
-        }
+        GpuUptime { uptime: r.uptime }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
     fn to_raw(&self) -> sys::nvmlGpuUptime_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuUptime_v1_t::default();
         r.uptime = self.uptime;
         r
@@ -2277,7 +2207,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
 impl serde::Serialize for GpuUptime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuUptime", 1)?;
         st.serialize_field("uptime", &self.uptime)?;
         st.end()
@@ -2307,19 +2236,16 @@ pub struct Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlMemory_v2_st> for Memory {
     fn from_raw(r: &sys::nvmlMemory_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         Memory {
             total: r.total,
             reserved: r.reserved,
             free: r.free,
             used: r.used,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlMemory_v2_st> for Memory {
     fn to_raw(&self) -> sys::nvmlMemory_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_v2_st::default();
         r.version = sys::nvmlMemory_v2 as _;
         r.total = self.total;
@@ -2331,7 +2257,6 @@ impl crate::raw::ToRaw<sys::nvmlMemory_v2_st> for Memory {
 }
 impl crate::raw::FromRaw<sys::nvmlMemory_st> for Memory {
     fn from_raw(r: &sys::nvmlMemory_st) -> Self {
-        #[allow(clippy::needless_update)]
         Memory {
             total: r.total,
             free: r.free,
@@ -2342,7 +2267,6 @@ impl crate::raw::FromRaw<sys::nvmlMemory_st> for Memory {
 }
 impl crate::raw::ToRaw<sys::nvmlMemory_st> for Memory {
     fn to_raw(&self) -> sys::nvmlMemory_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_st::default();
         r.total = self.total;
         r.free = self.free;
@@ -2354,7 +2278,6 @@ impl crate::raw::ToRaw<sys::nvmlMemory_st> for Memory {
 impl serde::Serialize for Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Memory", 4)?;
         st.serialize_field("total", &self.total)?;
         st.serialize_field("reserved", &self.reserved)?;
@@ -2380,18 +2303,15 @@ pub struct NvLinkUtilizationControl {
 impl crate::raw::FromRaw<sys::nvmlNvLinkUtilizationControl_st>
 for NvLinkUtilizationControl {
     fn from_raw(r: &sys::nvmlNvLinkUtilizationControl_st) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkUtilizationControl {
             units: NvLinkUtilizationCountUnits(r.units),
             pktfilter: NvLinkUtilizationCountPktTypes(r.pktfilter),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkUtilizationControl_st>
 for NvLinkUtilizationControl {
     fn to_raw(&self) -> sys::nvmlNvLinkUtilizationControl_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkUtilizationControl_st::default();
         r.units = self.units.0;
         r.pktfilter = self.pktfilter.0;
@@ -2402,7 +2322,6 @@ for NvLinkUtilizationControl {
 impl serde::Serialize for NvLinkUtilizationControl {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvLinkUtilizationControl", 2)?;
         st.serialize_field("units", &self.units)?;
         st.serialize_field("pktfilter", &self.pktfilter)?;
@@ -2437,7 +2356,6 @@ pub struct PciInfoExt {
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn from_raw(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PciInfoExt {
             domain: r.domain,
             bus: r.bus,
@@ -2447,13 +2365,11 @@ impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
             base_class: r.baseClass,
             sub_class: r.subClass,
             bus_id: ffi::string_from(&r.busId),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn to_raw(&self) -> sys::nvmlPciInfoExt_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfoExt_v1_t::default();
         r.version = sys::nvmlPciInfoExt_v1 as _;
         r.domain = self.domain;
@@ -2471,7 +2387,6 @@ impl crate::raw::ToRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
 impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PciInfoExt", 8)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
@@ -2510,7 +2425,6 @@ pub struct PciInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
     fn from_raw(r: &sys::nvmlPciInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         PciInfo {
             bus_id_legacy: ffi::string_from(&r.busIdLegacy),
             domain: r.domain,
@@ -2519,13 +2433,11 @@ impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
             pci_device_id: r.pciDeviceId,
             pci_sub_system_id: r.pciSubSystemId,
             bus_id: ffi::string_from(&r.busId),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPciInfo_st> for PciInfo {
     fn to_raw(&self) -> sys::nvmlPciInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfo_st::default();
         ffi::set_string(&mut r.busIdLegacy, &self.bus_id_legacy);
         r.domain = self.domain;
@@ -2541,7 +2453,6 @@ impl crate::raw::ToRaw<sys::nvmlPciInfo_st> for PciInfo {
 impl serde::Serialize for PciInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PciInfo", 7)?;
         st.serialize_field("bus_id_legacy", &self.bus_id_legacy)?;
         st.serialize_field("domain", &self.domain)?;
@@ -2567,16 +2478,11 @@ pub struct Pdi {
 }
 impl crate::raw::FromRaw<sys::nvmlPdi_v1_t> for Pdi {
     fn from_raw(r: &sys::nvmlPdi_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        Pdi {
-            value: r.value,
-            ..Default::default()
-        }
+        Pdi { value: r.value }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPdi_v1_t> for Pdi {
     fn to_raw(&self) -> sys::nvmlPdi_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPdi_v1_t::default();
         r.version = sys::nvmlPdi_v1 as _;
         r.value = self.value;
@@ -2587,7 +2493,6 @@ impl crate::raw::ToRaw<sys::nvmlPdi_v1_t> for Pdi {
 impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Pdi", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
@@ -2624,7 +2529,6 @@ pub struct ProcessDetail {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn from_raw(r: &sys::nvmlProcessDetail_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessDetail {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
@@ -2632,13 +2536,11 @@ impl crate::raw::FromRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
             gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
             compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
             used_gpu_cc_protected_memory: r.usedGpuCcProtectedMemory,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn to_raw(&self) -> sys::nvmlProcessDetail_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessDetail_v1_t::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -2652,7 +2554,6 @@ impl crate::raw::ToRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
 impl serde::Serialize for ProcessDetail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ProcessDetail", 5)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
@@ -2698,20 +2599,17 @@ pub struct ProcessInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
     fn from_raw(r: &sys::nvmlProcessInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessInfo {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
                 .filter(|v| *v != 18446744073709551615),
             gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
             compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
     fn to_raw(&self) -> sys::nvmlProcessInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v2_st::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -2722,20 +2620,17 @@ impl crate::raw::ToRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
     fn from_raw(r: &sys::nvmlProcessInfo_v1_st) -> Self {
-        #[allow(clippy::needless_update)]
         ProcessInfo {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
                 .filter(|v| *v != 18446744073709551615),
             gpu_instance_id: None,
             compute_instance_id: None,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
     fn to_raw(&self) -> sys::nvmlProcessInfo_v1_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v1_st::default();
         r.pid = self.pid;
         r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
@@ -2746,7 +2641,6 @@ impl crate::raw::ToRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
 impl serde::Serialize for ProcessInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ProcessInfo", 4)?;
         st.serialize_field("pid", &self.pid)?;
         st.serialize_field("used_gpu_memory", &self.used_gpu_memory)?;
@@ -2771,17 +2665,14 @@ pub struct RepairStatus {
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from_raw(r: &sys::nvmlRepairStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         RepairStatus {
             b_channel_repair_pending: r.bChannelRepairPending != 0,
             b_tpc_repair_pending: r.bTpcRepairPending != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn to_raw(&self) -> sys::nvmlRepairStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
         r.version = sys::nvmlRepairStatus_v1 as _;
         r.bChannelRepairPending = self.b_channel_repair_pending as _;
@@ -2793,7 +2684,6 @@ impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
 impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("RepairStatus", 2)?;
         st.serialize_field("b_channel_repair_pending", &self.b_channel_repair_pending)?;
         st.serialize_field("b_tpc_repair_pending", &self.b_tpc_repair_pending)?;
@@ -2826,21 +2716,18 @@ pub struct RowRemapperHistogramValues {
 impl crate::raw::FromRaw<sys::nvmlRowRemapperHistogramValues_st>
 for RowRemapperHistogramValues {
     fn from_raw(r: &sys::nvmlRowRemapperHistogramValues_st) -> Self {
-        #[allow(clippy::needless_update)]
         RowRemapperHistogramValues {
             max: r.max,
             high: r.high,
             partial: r.partial,
             low: r.low,
             none: r.none,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRowRemapperHistogramValues_st>
 for RowRemapperHistogramValues {
     fn to_raw(&self) -> sys::nvmlRowRemapperHistogramValues_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRowRemapperHistogramValues_st::default();
         r.max = self.max;
         r.high = self.high;
@@ -2854,7 +2741,6 @@ for RowRemapperHistogramValues {
 impl serde::Serialize for RowRemapperHistogramValues {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("RowRemapperHistogramValues", 5)?;
         st.serialize_field("max", &self.max)?;
         st.serialize_field("high", &self.high)?;
@@ -2883,17 +2769,14 @@ pub struct Sample {
 impl Sample {
     /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetSamples` returns with the array).
     pub(crate) fn from_raw_typed(r: &sys::nvmlSample_st, value_type: ValueType) -> Self {
-        #[allow(clippy::needless_update)]
         Sample {
             time_stamp: r.timeStamp,
             sample_value: crate::Value::from_raw(value_type, &r.sampleValue),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSample_st> for Sample {
     fn to_raw(&self) -> sys::nvmlSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSample_st::default();
         r.timeStamp = self.time_stamp;
         r.sampleValue = self.sample_value.to_raw();
@@ -2904,7 +2787,6 @@ impl crate::raw::ToRaw<sys::nvmlSample_st> for Sample {
 impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Sample", 2)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
         st.serialize_field("sample_value", &self.sample_value)?;
@@ -2927,16 +2809,13 @@ pub struct UUID {
 }
 impl crate::raw::FromRaw<sys::nvmlUUID_v1_t> for UUID {
     fn from_raw(r: &sys::nvmlUUID_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         UUID {
             value: UuidValue::from_raw_tagged(r.r#type as u32, &r.value),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUUID_v1_t> for UUID {
     fn to_raw(&self) -> sys::nvmlUUID_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUUID_v1_t::default();
         r.version = sys::nvmlUUID_v1 as _;
         {
@@ -2951,7 +2830,6 @@ impl crate::raw::ToRaw<sys::nvmlUUID_v1_t> for UUID {
 impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("UUID", 2)?;
         st.serialize_field("type", &self.value.tag())?;
         st.serialize_field("value", &self.value)?;
@@ -2972,17 +2850,14 @@ pub struct UnrepairableMemoryStatus {
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn from_raw(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         UnrepairableMemoryStatus {
             b_unrepairable_memory: r.bUnrepairableMemory != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
 for UnrepairableMemoryStatus {
     fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUnrepairableMemoryStatus_v1_t::default();
         r.bUnrepairableMemory = self.b_unrepairable_memory as _;
         r
@@ -2992,7 +2867,6 @@ for UnrepairableMemoryStatus {
 impl serde::Serialize for UnrepairableMemoryStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("UnrepairableMemoryStatus", 1)?;
         st.serialize_field("b_unrepairable_memory", &self.b_unrepairable_memory)?;
         st.end()
@@ -3015,17 +2889,14 @@ pub struct Utilization {
 }
 impl crate::raw::FromRaw<sys::nvmlUtilization_st> for Utilization {
     fn from_raw(r: &sys::nvmlUtilization_st) -> Self {
-        #[allow(clippy::needless_update)]
         Utilization {
             gpu: r.gpu,
             memory: r.memory,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUtilization_st> for Utilization {
     fn to_raw(&self) -> sys::nvmlUtilization_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUtilization_st::default();
         r.gpu = self.gpu;
         r.memory = self.memory;
@@ -3036,7 +2907,6 @@ impl crate::raw::ToRaw<sys::nvmlUtilization_st> for Utilization {
 impl serde::Serialize for Utilization {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Utilization", 2)?;
         st.serialize_field("gpu", &self.gpu)?;
         st.serialize_field("memory", &self.memory)?;
@@ -3059,17 +2929,14 @@ pub struct ViolationTime {
 }
 impl crate::raw::FromRaw<sys::nvmlViolationTime_st> for ViolationTime {
     fn from_raw(r: &sys::nvmlViolationTime_st) -> Self {
-        #[allow(clippy::needless_update)]
         ViolationTime {
             reference_time: r.referenceTime,
             violation_time: r.violationTime,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlViolationTime_st> for ViolationTime {
     fn to_raw(&self) -> sys::nvmlViolationTime_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlViolationTime_st::default();
         r.referenceTime = self.reference_time;
         r.violationTime = self.violation_time;
@@ -3080,7 +2947,6 @@ impl crate::raw::ToRaw<sys::nvmlViolationTime_st> for ViolationTime {
 impl serde::Serialize for ViolationTime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ViolationTime", 2)?;
         st.serialize_field("reference_time", &self.reference_time)?;
         st.serialize_field("violation_time", &self.violation_time)?;
@@ -3146,7 +3012,6 @@ impl UuidValue {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlUUIDValue_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlUUIDValue_t::default();
         match self {
             UuidValue::Str(v) => {

@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Metrics for all core rails in the system.
 ///
 /// The safe form of `nvmlCoreRailMetrics_t`.
@@ -63,20 +51,17 @@ pub struct CoreRailMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
     fn from_raw(r: &sys::nvmlCoreRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         CoreRailMetrics {
             rails: r
                 .rails
                 .iter()
                 .map(|x| <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
     fn to_raw(&self) -> sys::nvmlCoreRailMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlCoreRailMetrics_t::default();
         for (d, s) in r.rails.iter_mut().zip(self.rails.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -88,7 +73,6 @@ impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
 impl serde::Serialize for CoreRailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("CoreRailMetrics", 1)?;
         st.serialize_field("rails", &self.rails)?;
         st.end()
@@ -117,7 +101,6 @@ pub struct ObservedMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
     fn from_raw(r: &sys::nvmlObservedMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         ObservedMetrics {
             initial_dramclk_est: r
                 .initialDramclkEst
@@ -137,13 +120,11 @@ impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
             perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.perfMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
     fn to_raw(&self) -> sys::nvmlObservedMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlObservedMetrics_t::default();
         for (d, s) in r.initialDramclkEst.iter_mut().zip(self.initial_dramclk_est.iter())
         {
@@ -161,7 +142,6 @@ impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
 impl serde::Serialize for ObservedMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ObservedMetrics", 6)?;
         st.serialize_field("initial_dramclk_est", &self.initial_dramclk_est)?;
         st.serialize_field("b_valid", &self.b_valid)?;
@@ -188,20 +168,17 @@ pub struct PerfMetricControllerSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricControllerSample_t>
 for PerfMetricControllerSample {
     fn from_raw(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricControllerSample {
             data: PerfMetricControllerData::from_raw_tagged(
                 r.controllerType as u32,
                 &r.data,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricControllerSample_t>
 for PerfMetricControllerSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricControllerSample_t::default();
         {
             let (tag, u) = self.data.to_raw_tagged();
@@ -215,7 +192,6 @@ for PerfMetricControllerSample {
 impl serde::Serialize for PerfMetricControllerSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PerfMetricControllerSample", 2)?;
         st.serialize_field("controller_type", &self.data.tag())?;
         st.serialize_field("data", &self.data)?;
@@ -236,19 +212,16 @@ pub struct PerfMetricsDlppc2xSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
 for PerfMetricsDlppc2xSample {
     fn from_raw(r: &sys::nvmlPerfMetricsDlppc2xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsDlppc2xSample {
             observed_metrics: <ObservedMetrics as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.observedMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
 for PerfMetricsDlppc2xSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsDlppc2xSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsDlppc2xSample_t::default();
         r.observedMetrics = crate::raw::ToRaw::to_raw(&self.observed_metrics);
         r
@@ -258,7 +231,6 @@ for PerfMetricsDlppc2xSample {
 impl serde::Serialize for PerfMetricsDlppc2xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PerfMetricsDlppc2xSample", 1)?;
         st.serialize_field("observed_metrics", &self.observed_metrics)?;
         st.end()
@@ -278,18 +250,15 @@ pub struct PerfMetricsPfpp1xSample {
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsPfpp1xSample_t>
 for PerfMetricsPfpp1xSample {
     fn from_raw(r: &sys::nvmlPerfMetricsPfpp1xSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsPfpp1xSample {
             estimated_metrics: <PwrModelMetricsPfpp1x as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.estimatedMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1xSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsPfpp1xSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsPfpp1xSample_t::default();
         r.estimatedMetrics = crate::raw::ToRaw::to_raw(&self.estimated_metrics);
         r
@@ -299,7 +268,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1x
 impl serde::Serialize for PerfMetricsPfpp1xSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PerfMetricsPfpp1xSample", 1)?;
         st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
         st.end()
@@ -320,7 +288,6 @@ pub struct PerfMetricsSample {
 }
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
     fn from_raw(r: &sys::nvmlPerfMetricsSample_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsSample {
             num_controller_data: r.numControllerData,
             controller_data: r
@@ -331,13 +298,11 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
     fn to_raw(&self) -> sys::nvmlPerfMetricsSample_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsSample_t::default();
         r.numControllerData = self.num_controller_data;
         for (d, s) in r.controllerData.iter_mut().zip(self.controller_data.iter()) {
@@ -350,7 +315,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
 impl serde::Serialize for PerfMetricsSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PerfMetricsSample", 2)?;
         st.serialize_field("num_controller_data", &self.num_controller_data)?;
         st.serialize_field("controller_data", &self.controller_data)?;
@@ -373,7 +337,6 @@ pub struct PerfMetricsSamples {
 }
 impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
     fn from_raw(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PerfMetricsSamples {
             num_samples: r.numSamples,
             samples: r
@@ -382,13 +345,11 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSample
                 .take(r.numSamples as usize)
                 .map(|x| <PerfMetricsSample as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
     fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsSamples_v1_t::default();
         r.numSamples = self.num_samples;
         for (d, s) in r.samples.iter_mut().zip(self.samples.iter()) {
@@ -401,7 +362,6 @@ impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples 
 impl serde::Serialize for PerfMetricsSamples {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PerfMetricsSamples", 2)?;
         st.serialize_field("num_samples", &self.num_samples)?;
         st.serialize_field("samples", &self.samples)?;
@@ -421,16 +381,11 @@ pub struct PmgrPwrTuple {
 }
 impl crate::raw::FromRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
     fn from_raw(r: &sys::nvmlPmgrPwrTuple_t) -> Self {
-        #[allow(clippy::needless_update)]
-        PmgrPwrTuple {
-            pwrm_w: r.pwrmW,
-            ..Default::default()
-        }
+        PmgrPwrTuple { pwrm_w: r.pwrmW }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
     fn to_raw(&self) -> sys::nvmlPmgrPwrTuple_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPmgrPwrTuple_t::default();
         r.pwrmW = self.pwrm_w;
         r
@@ -440,7 +395,6 @@ impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
 impl serde::Serialize for PmgrPwrTuple {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PmgrPwrTuple", 1)?;
         st.serialize_field("pwrm_w", &self.pwrm_w)?;
         st.end()
@@ -462,7 +416,6 @@ pub struct PwrModelMetricsDlppm1xDramclkEstimates {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
 for PwrModelMetricsDlppm1xDramclkEstimates {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1xDramclkEstimates {
             estimated_metrics: r
                 .estimatedMetrics
@@ -473,14 +426,12 @@ for PwrModelMetricsDlppm1xDramclkEstimates {
                 >>::from_raw(&(*x)))
                 .collect(),
             num_estimated_metrics: r.numEstimatedMetrics,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
 for PwrModelMetricsDlppm1xDramclkEstimates {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t::default();
         for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -493,7 +444,6 @@ for PwrModelMetricsDlppm1xDramclkEstimates {
 impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelMetricsDlppm1xDramclkEstimates", 2)?;
         st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
         st.serialize_field("num_estimated_metrics", &self.num_estimated_metrics)?;
@@ -514,17 +464,14 @@ pub struct PwrModelMetricsDlppm1xPerf {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
 for PwrModelMetricsDlppm1xPerf {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xPerf_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1xPerf {
             perfms: r.perfms,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
 for PwrModelMetricsDlppm1xPerf {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xPerf_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1xPerf_t::default();
         r.perfms = self.perfms;
         r
@@ -534,7 +481,6 @@ for PwrModelMetricsDlppm1xPerf {
 impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelMetricsDlppm1xPerf", 1)?;
         st.serialize_field("perfms", &self.perfms)?;
         st.end()
@@ -561,7 +507,6 @@ pub struct PwrModelMetricsDlppm1x {
 }
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1x {
             b_valid: r.bValid != 0,
             core_rail: <CoreRailMetrics as crate::raw::FromRaw<
@@ -574,13 +519,11 @@ impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsD
             perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.perfMetrics),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1x_t::default();
         r.bValid = self.b_valid as _;
         r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
@@ -594,7 +537,6 @@ impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlp
 impl serde::Serialize for PwrModelMetricsDlppm1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelMetricsDlppm1x", 5)?;
         st.serialize_field("b_valid", &self.b_valid)?;
         st.serialize_field("core_rail", &self.core_rail)?;
@@ -627,7 +569,6 @@ pub struct PwrModelMetricsPfpp1x {
 }
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsPfpp1x {
             num_vf_points: r.numVfPoints,
             estimated_metrics: r
@@ -646,13 +587,11 @@ impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPf
                 _,
             >>::from_raw(&r.fmaxAtVmaxPoint),
             tgp_headroomm_w: r.tgpHeadroommW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsPfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsPfpp1x_t::default();
         r.numVfPoints = self.num_vf_points;
         for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
@@ -669,7 +608,6 @@ impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp
 impl serde::Serialize for PwrModelMetricsPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelMetricsPfpp1x", 6)?;
         st.serialize_field("num_vf_points", &self.num_vf_points)?;
         st.serialize_field("estimated_metrics", &self.estimated_metrics)?;
@@ -696,18 +634,15 @@ pub struct PwrModelMetricsSamplePfpp1x {
 impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
 for PwrModelMetricsSamplePfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelMetricsSamplePfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelMetricsSamplePfpp1x {
             freqk_hz: r.freqkHz.iter().map(|x| (*x)).collect(),
             est_tgp_pwrm_w: r.estTgpPwrmW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
 for PwrModelMetricsSamplePfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelMetricsSamplePfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsSamplePfpp1x_t::default();
         for (d, s) in r.freqkHz.iter_mut().zip(self.freqk_hz.iter()) {
             *d = (*s);
@@ -720,7 +655,6 @@ for PwrModelMetricsSamplePfpp1x {
 impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelMetricsSamplePfpp1x", 2)?;
         st.serialize_field("freqk_hz", &self.freqk_hz)?;
         st.serialize_field("est_tgp_pwrm_w", &self.est_tgp_pwrm_w)?;
@@ -743,18 +677,15 @@ pub struct PwrModelOperatingPointPfpp1x {
 impl crate::raw::FromRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
 for PwrModelOperatingPointPfpp1x {
     fn from_raw(r: &sys::nvmlPwrModelOperatingPointPfpp1x_t) -> Self {
-        #[allow(clippy::needless_update)]
         PwrModelOperatingPointPfpp1x {
             freqk_hz: r.freqkHz,
             pwrm_w: r.pwrmW,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
 for PwrModelOperatingPointPfpp1x {
     fn to_raw(&self) -> sys::nvmlPwrModelOperatingPointPfpp1x_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelOperatingPointPfpp1x_t::default();
         r.freqkHz = self.freqk_hz;
         r.pwrmW = self.pwrm_w;
@@ -765,7 +696,6 @@ for PwrModelOperatingPointPfpp1x {
 impl serde::Serialize for PwrModelOperatingPointPfpp1x {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PwrModelOperatingPointPfpp1x", 2)?;
         st.serialize_field("freqk_hz", &self.freqk_hz)?;
         st.serialize_field("pwrm_w", &self.pwrm_w)?;
@@ -787,17 +717,14 @@ pub struct RailMetrics {
 }
 impl crate::raw::FromRaw<sys::nvmlRailMetrics_t> for RailMetrics {
     fn from_raw(r: &sys::nvmlRailMetrics_t) -> Self {
-        #[allow(clippy::needless_update)]
         RailMetrics {
             freqk_hz: r.freqkHz,
             util_pct: r.utilPct,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
     fn to_raw(&self) -> sys::nvmlRailMetrics_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlRailMetrics_t::default();
         r.freqkHz = self.freqk_hz;
         r.utilPct = self.util_pct;
@@ -808,7 +735,6 @@ impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
 impl serde::Serialize for RailMetrics {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("RailMetrics", 2)?;
         st.serialize_field("freqk_hz", &self.freqk_hz)?;
         st.serialize_field("util_pct", &self.util_pct)?;
@@ -889,7 +815,6 @@ impl PerfMetricControllerData {
     pub(crate) fn to_raw_tagged(
         &self,
     ) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlPerfMetricControllerSample_t_data::default();
         match self {
             PerfMetricControllerData::Dlppc2x(v) => {

@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Represents type of encoder for capacity can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EncoderType::name`]).
@@ -134,7 +122,6 @@ pub struct EncoderSessionInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
     fn from_raw(r: &sys::nvmlEncoderSessionInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         EncoderSessionInfo {
             session_id: r.sessionId,
             pid: r.pid,
@@ -144,13 +131,11 @@ impl crate::raw::FromRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo 
             v_resolution: r.vResolution,
             average_fps: r.averageFps,
             average_latency: r.averageLatency,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
     fn to_raw(&self) -> sys::nvmlEncoderSessionInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEncoderSessionInfo_st::default();
         r.sessionId = self.session_id;
         r.pid = self.pid;
@@ -167,7 +152,6 @@ impl crate::raw::ToRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
 impl serde::Serialize for EncoderSessionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EncoderSessionInfo", 8)?;
         st.serialize_field("session_id", &self.session_id)?;
         st.serialize_field("pid", &self.pid)?;

@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -360,20 +352,17 @@ pub struct EventData {
 }
 impl crate::raw::FromRaw<sys::nvmlEventData_st> for EventData {
     fn from_raw(r: &sys::nvmlEventData_st) -> Self {
-        #[allow(clippy::needless_update)]
         EventData {
             device: crate::RawHandle::new(r.device),
             event_type: EventTypes::from_bits_retain(r.eventType as _),
             event_data: r.eventData,
             gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
             compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEventData_st> for EventData {
     fn to_raw(&self) -> sys::nvmlEventData_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEventData_st::default();
         r.device = self.device.as_ptr();
         r.eventType = self.event_type.bits() as _;
@@ -387,7 +376,6 @@ impl crate::raw::ToRaw<sys::nvmlEventData_st> for EventData {
 impl serde::Serialize for EventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EventData", 4)?;
         st.serialize_field("event_type", &self.event_type)?;
         st.serialize_field("event_data", &self.event_data)?;
@@ -410,17 +398,14 @@ pub struct EventSetGetContextCount {
 impl crate::raw::FromRaw<sys::nvmlEventSetGetContextCount_v1_t>
 for EventSetGetContextCount {
     fn from_raw(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EventSetGetContextCount {
             count: r.count,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEventSetGetContextCount_v1_t>
 for EventSetGetContextCount {
     fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextCount_v1_t::default();
         r.count = self.count;
         r
@@ -430,7 +415,6 @@ for EventSetGetContextCount {
 impl serde::Serialize for EventSetGetContextCount {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EventSetGetContextCount", 1)?;
         st.serialize_field("count", &self.count)?;
         st.end()
@@ -458,7 +442,6 @@ pub struct EventSetGetContextInfo {
 impl crate::raw::FromRaw<sys::nvmlEventSetGetContextInfo_v1_t>
 for EventSetGetContextInfo {
     fn from_raw(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         EventSetGetContextInfo {
             index: r.index,
             nvml_gpu_operational_event_context_type: r
@@ -466,13 +449,11 @@ for EventSetGetContextInfo {
             source_event_context_type: r.sourceEventContextType,
             data_size: r.dataSize,
             data_format_version: r.dataFormatVersion,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
     fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextInfo_v1_t::default();
         r.index = self.index;
         r.nvmlGpuOperationalEventContextType = self
@@ -487,7 +468,6 @@ impl crate::raw::ToRaw<sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetCont
 impl serde::Serialize for EventSetGetContextInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EventSetGetContextInfo", 5)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field(
@@ -521,18 +501,15 @@ for EventSetGetGpuOperationalEventContextLegacyXid {
     fn from_raw(
         r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
     ) -> Self {
-        #[allow(clippy::needless_update)]
         EventSetGetGpuOperationalEventContextLegacyXid {
             index: r.index,
             xid_code: r.xidCode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
 for EventSetGetGpuOperationalEventContextLegacyXid {
     fn to_raw(&self) -> sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t::default();
         r.index = self.index;
         r.xidCode = self.xid_code;
@@ -543,7 +520,6 @@ for EventSetGetGpuOperationalEventContextLegacyXid {
 impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("EventSetGetGpuOperationalEventContextLegacyXid", 2)?;
         st.serialize_field("index", &self.index)?;
@@ -566,17 +542,14 @@ pub struct SystemEventData {
 }
 impl crate::raw::FromRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
     fn from_raw(r: &sys::nvmlSystemEventData_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemEventData {
             event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
             gpu_id: r.gpuId,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
     fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventData_v1_t::default();
         r.eventType = self.event_type.bits() as _;
         r.gpuId = self.gpu_id;
@@ -587,7 +560,6 @@ impl crate::raw::ToRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
 impl serde::Serialize for SystemEventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("SystemEventData", 2)?;
         st.serialize_field("event_type", &self.event_type)?;
         st.serialize_field("gpu_id", &self.gpu_id)?;
@@ -609,17 +581,14 @@ pub struct SystemEventSetCreateRequest {
 impl crate::raw::FromRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
 for SystemEventSetCreateRequest {
     fn from_raw(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemEventSetCreateRequest {
             set: crate::RawHandle::new(r.set),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
 for SystemEventSetCreateRequest {
     fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetCreateRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetCreateRequest_v1 as _;
         r.set = self.set.as_ptr();
@@ -630,8 +599,7 @@ for SystemEventSetCreateRequest {
 impl serde::Serialize for SystemEventSetCreateRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("SystemEventSetCreateRequest", 0)?;
+        let st = s.serialize_struct("SystemEventSetCreateRequest", 0)?;
         st.end()
     }
 }
@@ -650,17 +618,14 @@ pub struct SystemEventSetFreeRequest {
 impl crate::raw::FromRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
 for SystemEventSetFreeRequest {
     fn from_raw(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemEventSetFreeRequest {
             set: crate::RawHandle::new(r.set),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
 for SystemEventSetFreeRequest {
     fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetFreeRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetFreeRequest_v1 as _;
         r.set = self.set.as_ptr();
@@ -671,8 +636,7 @@ for SystemEventSetFreeRequest {
 impl serde::Serialize for SystemEventSetFreeRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("SystemEventSetFreeRequest", 0)?;
+        let st = s.serialize_struct("SystemEventSetFreeRequest", 0)?;
         st.end()
     }
 }
@@ -695,18 +659,15 @@ pub struct SystemRegisterEventRequest {
 impl crate::raw::FromRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
 for SystemRegisterEventRequest {
     fn from_raw(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemRegisterEventRequest {
             event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
             set: crate::RawHandle::new(r.set),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
 for SystemRegisterEventRequest {
     fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemRegisterEventRequest_v1_t::default();
         r.version = sys::nvmlSystemRegisterEventRequest_v1 as _;
         r.eventTypes = self.event_types.bits() as _;
@@ -718,7 +679,6 @@ for SystemRegisterEventRequest {
 impl serde::Serialize for SystemRegisterEventRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("SystemRegisterEventRequest", 1)?;
         st.serialize_field("event_types", &self.event_types)?;
         st.end()
@@ -913,7 +873,7 @@ impl<'n> EventSet<'n> {
         let mut c_params = {
             let r: sys::nvmlEventSetGetContextInfo_v1_t = crate::raw::ToRaw::to_raw(
                 &EventSetGetContextInfo {
-                    index: index,
+                    index,
                     ..Default::default()
                 },
             );
@@ -989,7 +949,7 @@ impl<'n> EventSet<'n> {
         let mut c_params = {
             let r: sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t = crate::raw::ToRaw::to_raw(
                 &EventSetGetGpuOperationalEventContextLegacyXid {
-                    index: index,
+                    index,
                     ..Default::default()
                 },
             );
@@ -1051,7 +1011,7 @@ impl<'n> EventSet<'n> {
         config: &GpuOperationalEventConfig,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlEventSetRegisterGpuOperationalEvents_v1()?;
-        let mut c_config = {
+        let c_config = {
             let r: sys::nvmlGpuOperationalEventConfig_v1_st = crate::raw::ToRaw::to_raw(
                 &(*config),
             );
@@ -1189,7 +1149,7 @@ impl<'n> EventSet<'n> {
         let mut c_params = {
             let r: sys::nvmlEventSetWait_v3_t = crate::raw::ToRaw::to_raw(
                 &EventSetWait {
-                    timeout_ms: timeout_ms,
+                    timeout_ms,
                     ..Default::default()
                 },
             );

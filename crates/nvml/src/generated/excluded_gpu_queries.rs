@@ -37,18 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
-use super::handles::*;
 use super::*;
 /// Excluded GPU device information
 ///
@@ -66,17 +57,14 @@ pub struct ExcludedDeviceInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
     fn from_raw(r: &sys::nvmlExcludedDeviceInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ExcludedDeviceInfo {
             pci_info: <PciInfo as crate::raw::FromRaw<_>>::from_raw(&r.pciInfo),
             uuid: ffi::string_from(&r.uuid),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
     fn to_raw(&self) -> sys::nvmlExcludedDeviceInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlExcludedDeviceInfo_st::default();
         r.pciInfo = crate::raw::ToRaw::to_raw(&self.pci_info);
         ffi::set_string(&mut r.uuid, &self.uuid);
@@ -87,7 +75,6 @@ impl crate::raw::ToRaw<sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
 impl serde::Serialize for ExcludedDeviceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ExcludedDeviceInfo", 2)?;
         st.serialize_field("pci_info", &self.pci_info)?;
         st.serialize_field("uuid", &self.uuid)?;

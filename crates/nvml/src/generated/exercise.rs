@@ -37,12 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(deprecated, clippy::all)]
 use super::handles::*;
 use crate::{Error, Nvml};
 /// One handle of each type to call methods on; `None` skips that type's methods.
 #[derive(Default)]
-#[allow(dead_code)]
 pub struct Handles<'n> {
     pub compute_instance: Option<ComputeInstance<'n>>,
     pub device: Option<Device<'n>>,
@@ -64,149 +62,114 @@ pub fn call_all(
     let mut out = Vec::new();
     out.push((
         "Nvml::conf_compute_capabilities",
-        (|| { Some(nvml.conf_compute_capabilities().map(|_| ())) })(),
+        Some(nvml.conf_compute_capabilities().map(|_| ())),
     ));
     out.push((
         "Nvml::conf_compute_gpus_ready_state",
-        (|| { Some(nvml.conf_compute_gpus_ready_state().map(|_| ())) })(),
+        Some(nvml.conf_compute_gpus_ready_state().map(|_| ())),
     ));
     out.push((
         "Nvml::conf_compute_key_rotation_threshold_info",
-        (|| { Some(nvml.conf_compute_key_rotation_threshold_info().map(|_| ())) })(),
+        Some(nvml.conf_compute_key_rotation_threshold_info().map(|_| ())),
     ));
     out.push((
         "Nvml::conf_compute_settings",
-        (|| { Some(nvml.conf_compute_settings().map(|_| ())) })(),
+        Some(nvml.conf_compute_settings().map(|_| ())),
     ));
-    out.push((
-        "Nvml::conf_compute_state",
-        (|| { Some(nvml.conf_compute_state().map(|_| ())) })(),
-    ));
-    out.push((
-        "Nvml::create_event_set",
-        (|| { Some(nvml.create_event_set().map(|_| ())) })(),
-    ));
+    out.push(("Nvml::conf_compute_state", Some(nvml.conf_compute_state().map(|_| ()))));
+    out.push(("Nvml::create_event_set", Some(nvml.create_event_set().map(|_| ()))));
     out.push((
         "Nvml::cuda_driver_version",
-        (|| { Some(nvml.cuda_driver_version().map(|_| ())) })(),
+        Some(nvml.cuda_driver_version().map(|_| ())),
     ));
     out.push((
         "Nvml::device_by_index",
-        (|| { Some(nvml.device_by_index(Default::default()).map(|_| ())) })(),
+        Some(nvml.device_by_index(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::device_by_pci_bus_id",
-        (|| { Some(nvml.device_by_pci_bus_id("").map(|_| ())) })(),
+        Some(nvml.device_by_pci_bus_id("").map(|_| ())),
     ));
-    out.push((
-        "Nvml::device_by_serial",
-        (|| { Some(nvml.device_by_serial("").map(|_| ())) })(),
-    ));
-    out.push((
-        "Nvml::device_by_uuid",
-        (|| { Some(nvml.device_by_uuid("").map(|_| ())) })(),
-    ));
+    out.push(("Nvml::device_by_serial", Some(nvml.device_by_serial("").map(|_| ()))));
+    out.push(("Nvml::device_by_uuid", Some(nvml.device_by_uuid("").map(|_| ()))));
     out.push((
         "Nvml::device_by_uuid_struct",
-        (|| { Some(nvml.device_by_uuid_struct(&Default::default()).map(|_| ())) })(),
+        Some(nvml.device_by_uuid_struct(&Default::default()).map(|_| ())),
     ));
-    out.push(("Nvml::device_count", (|| { Some(nvml.device_count().map(|_| ())) })()));
+    out.push(("Nvml::device_count", Some(nvml.device_count().map(|_| ()))));
     out.push((
         "Nvml::discover_gpus",
-        (|| { Some(nvml.discover_gpus(&Default::default()).map(|_| ())) })(),
+        Some(nvml.discover_gpus(&Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::drain_state",
-        (|| { Some(nvml.drain_state(&Default::default()).map(|_| ())) })(),
+        Some(nvml.drain_state(&Default::default()).map(|_| ())),
     ));
-    out.push((
-        "Nvml::driver_version",
-        (|| { Some(nvml.driver_version().map(|_| ())) })(),
-    ));
+    out.push(("Nvml::driver_version", Some(nvml.driver_version().map(|_| ()))));
     out.push((
         "Nvml::excluded_device_count",
-        (|| { Some(nvml.excluded_device_count().map(|_| ())) })(),
+        Some(nvml.excluded_device_count().map(|_| ())),
     ));
     out.push((
         "Nvml::excluded_device_info_by_index",
-        (|| {
-            Some(nvml.excluded_device_info_by_index(Default::default()).map(|_| ()))
-        })(),
+        Some(nvml.excluded_device_info_by_index(Default::default()).map(|_| ())),
     ));
-    out.push((
-        "Nvml::gpm_sample_alloc",
-        (|| { Some(nvml.gpm_sample_alloc().map(|_| ())) })(),
-    ));
-    out.push(("Nvml::hic_version", (|| { Some(nvml.hic_version().map(|_| ())) })()));
-    out.push((
-        "Nvml::nvlink_bw_mode",
-        (|| { Some(nvml.nvlink_bw_mode().map(|_| ())) })(),
-    ));
-    out.push(("Nvml::nvml_version", (|| { Some(nvml.nvml_version().map(|_| ())) })()));
+    out.push(("Nvml::gpm_sample_alloc", Some(nvml.gpm_sample_alloc().map(|_| ()))));
+    out.push(("Nvml::hic_version", Some(nvml.hic_version().map(|_| ()))));
+    out.push(("Nvml::nvlink_bw_mode", Some(nvml.nvlink_bw_mode().map(|_| ()))));
+    out.push(("Nvml::nvml_version", Some(nvml.nvml_version().map(|_| ()))));
     out.push((
         "Nvml::process_name",
-        (|| { Some(nvml.process_name(Default::default()).map(|_| ())) })(),
+        Some(nvml.process_name(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::set_conf_compute_gpus_ready_state",
-        (|| {
-            Some(nvml.set_conf_compute_gpus_ready_state(Default::default()).map(|_| ()))
-        })(),
+        Some(nvml.set_conf_compute_gpus_ready_state(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::set_conf_compute_key_rotation_threshold_info",
-        (|| {
-            Some(
-                nvml
-                    .set_conf_compute_key_rotation_threshold_info(&Default::default())
-                    .map(|_| ()),
-            )
-        })(),
+        Some(
+            nvml
+                .set_conf_compute_key_rotation_threshold_info(&Default::default())
+                .map(|_| ()),
+        ),
     ));
     out.push((
         "Nvml::set_drain_state",
-        (|| {
-            Some(
-                nvml.set_drain_state(&Default::default(), Default::default()).map(|_| ()),
-            )
-        })(),
+        Some(nvml.set_drain_state(&Default::default(), Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::set_nvlink_bw_mode",
-        (|| { Some(nvml.set_nvlink_bw_mode(Default::default()).map(|_| ())) })(),
+        Some(nvml.set_nvlink_bw_mode(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::set_vgpu_version",
-        (|| { Some(nvml.set_vgpu_version(&Default::default()).map(|_| ())) })(),
+        Some(nvml.set_vgpu_version(&Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::topology_gpu_set_count",
-        (|| { Some(nvml.topology_gpu_set_count(Default::default()).map(|_| ())) })(),
+        Some(nvml.topology_gpu_set_count(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::topology_gpu_set",
-        (|| { Some(nvml.topology_gpu_set(Default::default()).map(|_| ())) })(),
+        Some(nvml.topology_gpu_set(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::unit_by_index",
-        (|| { Some(nvml.unit_by_index(Default::default()).map(|_| ())) })(),
+        Some(nvml.unit_by_index(Default::default()).map(|_| ())),
     ));
-    out.push(("Nvml::unit_count", (|| { Some(nvml.unit_count().map(|_| ())) })()));
+    out.push(("Nvml::unit_count", Some(nvml.unit_count().map(|_| ()))));
     out.push((
         "Nvml::vgpu_driver_capabilities",
-        (|| { Some(nvml.vgpu_driver_capabilities(Default::default()).map(|_| ())) })(),
+        Some(nvml.vgpu_driver_capabilities(Default::default()).map(|_| ())),
     ));
     out.push((
         "Nvml::vgpu_type_max_instances_per_gpu_instance",
-        (|| {
-            Some(
-                nvml
-                    .vgpu_type_max_instances_per_gpu_instance(Default::default())
-                    .map(|_| ()),
-            )
-        })(),
+        Some(
+            nvml.vgpu_type_max_instances_per_gpu_instance(Default::default()).map(|_| ()),
+        ),
     ));
-    out.push(("Nvml::vgpu_version", (|| { Some(nvml.vgpu_version().map(|_| ())) })()));
+    out.push(("Nvml::vgpu_version", Some(nvml.vgpu_version().map(|_| ()))));
     out.push((
         "ComputeInstance::info",
         (|| {
@@ -2781,17 +2744,11 @@ pub fn call_all(
     ));
     out.push((
         "Nvml::remove_gpu",
-        (|| {
-            Some(
-                nvml
-                    .remove_gpu(
-                        &Default::default(),
-                        Default::default(),
-                        Default::default(),
-                    )
-                    .map(|_| ()),
-            )
-        })(),
+        Some(
+            nvml
+                .remove_gpu(&Default::default(), Default::default(), Default::default())
+                .map(|_| ()),
+        ),
     ));
     out.push((
         "ComputeInstance::destroy",

@@ -37,18 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
 use super::*;
 /// Fabric clique entry. Each entry represents a single (type, id) pair
 /// describing a clique assignment for a given fabric operation type.
@@ -66,17 +55,14 @@ pub struct GpuFabricClique {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
     fn from_raw(r: &sys::nvmlGpuFabricClique_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuFabricClique {
             r#type: r.r#type,
             id: r.id,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
     fn to_raw(&self) -> sys::nvmlGpuFabricClique_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricClique_v1_t::default();
         r.r#type = self.r#type;
         r.id = self.id;
@@ -87,7 +73,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
 impl serde::Serialize for GpuFabricClique {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuFabricClique", 2)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("id", &self.id)?;
@@ -131,7 +116,6 @@ pub struct GpuFabricInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
     fn from_raw(r: &sys::nvmlGpuFabricInfo_v4_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
@@ -153,13 +137,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
                     e.r#type == sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _
                 })
                 .map_or(Default::default(), |e| e.id as _),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
     fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v4_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v4_t::default();
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
             *d = (*s);
@@ -177,7 +159,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
     fn from_raw(r: &sys::nvmlGpuFabricInfo_v3_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
@@ -191,13 +172,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
                 ..Default::default() }
             ],
             num_cliques: 1,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
     fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v3_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v3_t::default();
         r.version = sys::nvmlGpuFabricInfo_v3 as _;
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
@@ -213,7 +192,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
     fn from_raw(r: &sys::nvmlGpuFabricInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
@@ -232,7 +210,6 @@ impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
     fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v2_t::default();
         r.version = sys::nvmlGpuFabricInfo_v2 as _;
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
@@ -247,7 +224,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
     fn from_raw(r: &sys::nvmlGpuFabricInfo_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
@@ -265,7 +241,6 @@ impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
     fn to_raw(&self) -> sys::nvmlGpuFabricInfo_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_t::default();
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
             *d = (*s);
@@ -280,7 +255,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
 impl serde::Serialize for GpuFabricInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuFabricInfo", 8)?;
         st.serialize_field("cluster_uuid", &self.cluster_uuid)?;
         st.serialize_field("status", &self.status)?;

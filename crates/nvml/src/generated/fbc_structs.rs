@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Represents frame buffer capture session type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`FBCSessionType::name`]).
@@ -150,7 +138,6 @@ pub struct FBCSessionInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
     fn from_raw(r: &sys::nvmlFBCSessionInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         FBCSessionInfo {
             session_id: r.sessionId,
             pid: r.pid,
@@ -164,13 +151,11 @@ impl crate::raw::FromRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
             v_resolution: r.vResolution,
             average_fps: r.averageFPS,
             average_latency: r.averageLatency,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
     fn to_raw(&self) -> sys::nvmlFBCSessionInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlFBCSessionInfo_st::default();
         r.sessionId = self.session_id;
         r.pid = self.pid;
@@ -191,7 +176,6 @@ impl crate::raw::ToRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
 impl serde::Serialize for FBCSessionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("FBCSessionInfo", 12)?;
         st.serialize_field("session_id", &self.session_id)?;
         st.serialize_field("pid", &self.pid)?;
@@ -226,18 +210,15 @@ pub struct FBCStats {
 }
 impl crate::raw::FromRaw<sys::nvmlFBCStats_st> for FBCStats {
     fn from_raw(r: &sys::nvmlFBCStats_st) -> Self {
-        #[allow(clippy::needless_update)]
         FBCStats {
             sessions_count: r.sessionsCount,
             average_fps: r.averageFPS,
             average_latency: r.averageLatency,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlFBCStats_st> for FBCStats {
     fn to_raw(&self) -> sys::nvmlFBCStats_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlFBCStats_st::default();
         r.sessionsCount = self.sessions_count;
         r.averageFPS = self.average_fps;
@@ -249,7 +230,6 @@ impl crate::raw::ToRaw<sys::nvmlFBCStats_st> for FBCStats {
 impl serde::Serialize for FBCStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("FBCStats", 3)?;
         st.serialize_field("sessions_count", &self.sessions_count)?;
         st.serialize_field("average_fps", &self.average_fps)?;

@@ -37,18 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
 use super::*;
 /// The values `NVML_FI_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FieldId::name`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -2618,7 +2607,6 @@ pub struct FieldValue {
 }
 impl crate::raw::FromRaw<sys::nvmlFieldValue_st> for FieldValue {
     fn from_raw(r: &sys::nvmlFieldValue_st) -> Self {
-        #[allow(clippy::needless_update)]
         FieldValue {
             field_id: FieldId::from_bits_retain(r.fieldId as _),
             scope_id: r.scopeId,
@@ -2626,13 +2614,11 @@ impl crate::raw::FromRaw<sys::nvmlFieldValue_st> for FieldValue {
             latency_usec: r.latencyUsec,
             nvml_return: Return(r.nvmlReturn),
             value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlFieldValue_st> for FieldValue {
     fn to_raw(&self) -> sys::nvmlFieldValue_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlFieldValue_st::default();
         r.fieldId = self.field_id.bits() as _;
         r.scopeId = self.scope_id;
@@ -2648,7 +2634,6 @@ impl crate::raw::ToRaw<sys::nvmlFieldValue_st> for FieldValue {
 impl serde::Serialize for FieldValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("FieldValue", 6)?;
         st.serialize_field("field_id", &self.field_id)?;
         st.serialize_field("scope_id", &self.scope_id)?;
@@ -2674,16 +2659,13 @@ pub struct NvLinkPowerThres {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
     fn from_raw(r: &sys::nvmlNvLinkPowerThres_st) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkPowerThres {
             low_pwr_threshold: r.lowPwrThreshold,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
     fn to_raw(&self) -> sys::nvmlNvLinkPowerThres_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkPowerThres_st::default();
         r.lowPwrThreshold = self.low_pwr_threshold;
         r
@@ -2693,7 +2675,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
 impl serde::Serialize for NvLinkPowerThres {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvLinkPowerThres", 1)?;
         st.serialize_field("low_pwr_threshold", &self.low_pwr_threshold)?;
         st.end()

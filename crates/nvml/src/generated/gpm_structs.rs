@@ -37,19 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
-use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// GPM device information.
 ///
 /// The safe form of `nvmlGpmSupport_t`.
@@ -63,16 +51,13 @@ pub struct GpmSupport {
 }
 impl crate::raw::FromRaw<sys::nvmlGpmSupport_t> for GpmSupport {
     fn from_raw(r: &sys::nvmlGpmSupport_t) -> Self {
-        #[allow(clippy::needless_update)]
         GpmSupport {
             is_supported_device: r.isSupportedDevice != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpmSupport_t> for GpmSupport {
     fn to_raw(&self) -> sys::nvmlGpmSupport_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpmSupport_t::default();
         r.version = sys::NVML_GPM_SUPPORT_VERSION as _;
         r.isSupportedDevice = self.is_supported_device as _;
@@ -83,7 +68,6 @@ impl crate::raw::ToRaw<sys::nvmlGpmSupport_t> for GpmSupport {
 impl serde::Serialize for GpmSupport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpmSupport", 1)?;
         st.serialize_field("is_supported_device", &self.is_supported_device)?;
         st.end()

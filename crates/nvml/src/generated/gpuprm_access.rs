@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// PRM Counter IDs
@@ -352,16 +344,13 @@ pub struct PRMCounterInput {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
     fn from_raw(r: &sys::nvmlPRMCounterInput_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounterInput {
             local_port: r.localPort,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
     fn to_raw(&self) -> sys::nvmlPRMCounterInput_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterInput_v1_t::default();
         r.localPort = self.local_port;
         r
@@ -371,7 +360,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
 impl serde::Serialize for PRMCounterInput {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PRMCounterInput", 1)?;
         st.serialize_field("local_port", &self.local_port)?;
         st.end()
@@ -394,20 +382,14 @@ pub struct PRMCounterValue {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn from_raw(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounterValue {
             status: Return(r.status),
-            output_value: crate::Value::from_raw(
-                ValueType(r.outputType),
-                &r.outputValue,
-            ),
-            ..Default::default()
+            output_value: crate::Value::from_raw(ValueType(r.outputType), &r.outputValue),
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn to_raw(&self) -> sys::nvmlPRMCounterValue_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterValue_v1_t::default();
         r.status = self.status.0;
         r.outputValue = self.output_value.to_raw();
@@ -419,7 +401,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
 impl serde::Serialize for PRMCounterValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PRMCounterValue", 2)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("output_value", &self.output_value)?;
@@ -443,20 +424,17 @@ pub struct PRMCounter {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
     fn from_raw(r: &sys::nvmlPRMCounter_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMCounter {
             counter_id: r.counterId,
             in_data: <PRMCounterInput as crate::raw::FromRaw<_>>::from_raw(&r.inData),
             counter_value: <PRMCounterValue as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.counterValue),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
     fn to_raw(&self) -> sys::nvmlPRMCounter_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounter_v1_t::default();
         r.counterId = self.counter_id;
         r.inData = crate::raw::ToRaw::to_raw(&self.in_data);
@@ -468,7 +446,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
 impl serde::Serialize for PRMCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PRMCounter", 3)?;
         st.serialize_field("counter_id", &self.counter_id)?;
         st.serialize_field("in_data", &self.in_data)?;
@@ -495,18 +472,15 @@ pub struct PRMTLV {
 }
 impl crate::raw::FromRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
     fn from_raw(r: &sys::nvmlPRMTLV_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PRMTLV {
             data_size: r.dataSize,
             status: r.status,
             data: union_bytes!(r.anon0),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
     fn to_raw(&self) -> sys::nvmlPRMTLV_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPRMTLV_v1_t::default();
         r.dataSize = self.data_size;
         r.status = self.status;
@@ -518,7 +492,6 @@ impl crate::raw::ToRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
 impl serde::Serialize for PRMTLV {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PRMTLV", 3)?;
         st.serialize_field("data_size", &self.data_size)?;
         st.serialize_field("status", &self.status)?;

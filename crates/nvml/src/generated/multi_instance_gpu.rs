@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// The values `NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`ComputeInstanceEngineProfile::name`]).
@@ -408,7 +400,6 @@ pub struct ComputeInstanceInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceInfo {
             device: crate::RawHandle::new(r.device),
             gpu_instance: crate::RawHandle::new(r.gpuInstance),
@@ -417,13 +408,11 @@ impl crate::raw::FromRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInf
             placement: <ComputeInstancePlacement as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.placement),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.gpuInstance = self.gpu_instance.as_ptr();
@@ -437,7 +426,6 @@ impl crate::raw::ToRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo 
 impl serde::Serialize for ComputeInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ComputeInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("profile_id", &self.profile_id)?;
@@ -461,18 +449,15 @@ pub struct ComputeInstancePlacement {
 impl crate::raw::FromRaw<sys::nvmlComputeInstancePlacement_st>
 for ComputeInstancePlacement {
     fn from_raw(r: &sys::nvmlComputeInstancePlacement_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstancePlacement {
             start: r.start,
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstancePlacement_st>
 for ComputeInstancePlacement {
     fn to_raw(&self) -> sys::nvmlComputeInstancePlacement_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
@@ -483,7 +468,6 @@ for ComputeInstancePlacement {
 impl serde::Serialize for ComputeInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ComputeInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
@@ -532,7 +516,6 @@ pub struct ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -545,14 +528,12 @@ for ComputeInstanceProfileInfo {
             shared_ofa_count: r.sharedOfaCount,
             name: ffi::string_from(&r.name),
             capabilities: r.capabilities,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v3_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlComputeInstanceProfileInfo_v3 as _;
         r.id = self.id;
@@ -572,7 +553,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -591,7 +571,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v2_st::default();
         r.version = sys::nvmlComputeInstanceProfileInfo_v2 as _;
         r.id = self.id;
@@ -610,7 +589,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_st>
 for ComputeInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -628,7 +606,6 @@ for ComputeInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_st>
 for ComputeInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_st::default();
         r.id = self.id;
         r.sliceCount = self.slice_count;
@@ -646,7 +623,6 @@ for ComputeInstanceProfileInfo {
 impl serde::Serialize for ComputeInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("ComputeInstanceProfileInfo", 11)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("slice_count", &self.slice_count)?;
@@ -681,7 +657,6 @@ pub struct GpuInstanceInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceInfo {
             device: crate::RawHandle::new(r.device),
             id: r.id,
@@ -689,13 +664,11 @@ impl crate::raw::FromRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
             placement: <GpuInstancePlacement as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.placement),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.id = self.id;
@@ -708,7 +681,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
 impl serde::Serialize for GpuInstanceInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuInstanceInfo", 3)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("profile_id", &self.profile_id)?;
@@ -731,17 +703,14 @@ pub struct GpuInstancePlacement {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
     fn from_raw(r: &sys::nvmlGpuInstancePlacement_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstancePlacement {
             start: r.start,
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
     fn to_raw(&self) -> sys::nvmlGpuInstancePlacement_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
@@ -752,7 +721,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacemen
 impl serde::Serialize for GpuInstancePlacement {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuInstancePlacement", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("size", &self.size)?;
@@ -807,7 +775,6 @@ pub struct GpuInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
 for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -828,7 +795,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
 for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v3_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlGpuInstanceProfileInfo_v3 as _;
         r.id = self.id;
@@ -849,7 +815,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
 for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v2_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -870,7 +835,6 @@ for GpuInstanceProfileInfo {
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
 for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v2_st::default();
         r.version = sys::nvmlGpuInstanceProfileInfo_v2 as _;
         r.id = self.id;
@@ -890,7 +854,6 @@ for GpuInstanceProfileInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
     fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -909,7 +872,6 @@ impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProf
 }
 impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
     fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_st::default();
         r.id = self.id;
         r.isP2pSupported = self.is_p2p_supported as _;
@@ -929,7 +891,6 @@ impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfil
 impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuInstanceProfileInfo", 13)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("slice_count", &self.slice_count)?;
@@ -1132,7 +1093,7 @@ impl<'n> Device<'n> {
         placement: &GpuInstancePlacement,
     ) -> Result<GpuInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceCreateGpuInstanceWithPlacement()?;
-        let mut c_placement = {
+        let c_placement = {
             let r: sys::nvmlGpuInstancePlacement_st = crate::raw::ToRaw::to_raw(
                 &(*placement),
             );
@@ -1240,9 +1201,9 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let ((mut c_placements), n) = ffi::fill_counted(
+                let (c_placements, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                     |capacity, count| {
                         let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
                             Default::default(); capacity as usize
@@ -1251,7 +1212,7 @@ impl<'n> Device<'n> {
                             sym(self.raw, profile_id, ffi::ptr_or_null(& mut
                             c_placements), count)
                         );
-                        (code, (c_placements))
+                        (code, c_placements)
                     },
                 )?;
                 Ok(
@@ -1270,9 +1231,9 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let ((mut c_placements), n) = ffi::fill_counted(
+                let (c_placements, n) = ffi::fill_counted(
                     ffi::Probe::Null,
-                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                     |capacity, count| {
                         let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
                             Default::default(); capacity as usize
@@ -1281,7 +1242,7 @@ impl<'n> Device<'n> {
                             sym(self.raw, profile_id, ffi::ptr_or_null(& mut
                             c_placements), count)
                         );
-                        (code, (c_placements))
+                        (code, c_placements)
                     },
                 )?;
                 Ok(
@@ -1780,7 +1741,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1790,7 +1751,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1863,9 +1824,9 @@ impl<'n> GpuInstance<'n> {
         profile_id: u32,
     ) -> Result<Vec<ComputeInstancePlacement>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstancePossiblePlacements()?;
-        let ((mut c_placements), n) = ffi::fill_counted(
+        let (c_placements, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+            core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
             |capacity, count| {
                 let mut c_placements: Vec<sys::nvmlComputeInstancePlacement_st> = vec![
                     Default::default(); capacity as usize
@@ -1874,7 +1835,7 @@ impl<'n> GpuInstance<'n> {
                     sym(self.raw, profile_id, ffi::ptr_or_null(& mut c_placements),
                     count)
                 );
-                (code, (c_placements))
+                (code, c_placements)
             },
         )?;
         Ok(
@@ -2141,7 +2102,7 @@ impl<'n> GpuInstance<'n> {
         placement: &ComputeInstancePlacement,
     ) -> Result<ComputeInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceCreateComputeInstanceWithPlacement()?;
-        let mut c_placement = {
+        let c_placement = {
             let r: sys::nvmlComputeInstancePlacement_st = crate::raw::ToRaw::to_raw(
                 &(*placement),
             );
@@ -2220,7 +2181,7 @@ impl<'n> GpuInstance<'n> {
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+                core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
                 |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -219,20 +211,17 @@ pub struct NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.firmwareInfo),
             is_nvle_ready: r.isNvleReady != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v3_t::default();
         r.isNvleEnabled = self.is_nvle_enabled as _;
         r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
@@ -242,7 +231,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
@@ -254,7 +242,6 @@ impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v2_t::default();
         r.version = sys::nvmlNvLinkInfo_v2 as _;
         r.isNvleEnabled = self.is_nvle_enabled as _;
@@ -264,7 +251,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
     fn from_raw(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled != 0,
             ..Default::default()
@@ -273,7 +259,6 @@ impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
     fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v1_t::default();
         r.version = sys::nvmlNvLinkInfo_v1 as _;
         r.isNvleEnabled = self.is_nvle_enabled as _;
@@ -284,7 +269,6 @@ impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
 impl serde::Serialize for NvLinkInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvLinkInfo", 3)?;
         st.serialize_field("is_nvle_enabled", &self.is_nvle_enabled)?;
         st.serialize_field("firmware_info", &self.firmware_info)?;
@@ -307,7 +291,6 @@ pub struct NvlinkFirmwareInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
     fn from_raw(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkFirmwareInfo {
             firmware_version: r
                 .firmwareVersion
@@ -318,13 +301,11 @@ impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
                 >>::from_raw(&(*x)))
                 .collect(),
             num_valid_entries: r.numValidEntries,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
         for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -337,7 +318,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
 impl serde::Serialize for NvlinkFirmwareInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkFirmwareInfo", 2)?;
         st.serialize_field("firmware_version", &self.firmware_version)?;
         st.serialize_field("num_valid_entries", &self.num_valid_entries)?;
@@ -363,19 +343,16 @@ pub struct NvlinkFirmwareVersion {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
     fn from_raw(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkFirmwareVersion {
             ucode_type: r.ucodeType,
             major: r.major,
             minor: r.minor,
             sub_minor: r.subMinor,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
     fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareVersion_t::default();
         r.ucodeType = self.ucode_type;
         r.major = self.major;
@@ -388,7 +365,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersi
 impl serde::Serialize for NvlinkFirmwareVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkFirmwareVersion", 4)?;
         st.serialize_field("ucode_type", &self.ucode_type)?;
         st.serialize_field("major", &self.major)?;
@@ -412,17 +388,14 @@ pub struct NvlinkGetBwMode {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn from_raw(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkGetBwMode {
             b_is_best: r.bIsBest != 0,
             bw_mode: r.bwMode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkGetBwMode_v1 as _;
         r.bIsBest = self.b_is_best as _;
@@ -434,7 +407,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
 impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkGetBwMode", 2)?;
         st.serialize_field("b_is_best", &self.b_is_best)?;
         st.serialize_field("bw_mode", &self.bw_mode)?;
@@ -461,7 +433,6 @@ pub struct NvlinkGetRemapTableInfo {
 impl crate::raw::FromRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
 for NvlinkGetRemapTableInfo {
     fn from_raw(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkGetRemapTableInfo {
             alid: r.alid,
             fla_remap_tab_addr: r
@@ -477,14 +448,12 @@ for NvlinkGetRemapTableInfo {
                 .map(|x| (*x))
                 .collect(),
             remap_tab_size: r.remapTabSize,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
 for NvlinkGetRemapTableInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetRemapTableInfo_v1_t::default();
         r.alid = self.alid;
         for (d, s) in r.flaRemapTabAddr.iter_mut().zip(self.fla_remap_tab_addr.iter()) {
@@ -501,7 +470,6 @@ for NvlinkGetRemapTableInfo {
 impl serde::Serialize for NvlinkGetRemapTableInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkGetRemapTableInfo", 4)?;
         st.serialize_field("alid", &self.alid)?;
         st.serialize_field("fla_remap_tab_addr", &self.fla_remap_tab_addr)?;
@@ -525,17 +493,14 @@ pub struct NvlinkLockRemapTable {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
     fn from_raw(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkLockRemapTable {
             b_remap_table_locked: r.bRemapTableLocked != 0,
             b_remap_table_lock_disabled: r.bRemapTableLockDisabled != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
     fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
         r.bRemapTableLocked = self.b_remap_table_locked as _;
         r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled as _;
@@ -546,7 +511,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTa
 impl serde::Serialize for NvlinkLockRemapTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkLockRemapTable", 2)?;
         st.serialize_field("b_remap_table_locked", &self.b_remap_table_locked)?;
         st.serialize_field(
@@ -571,17 +535,14 @@ pub struct NvlinkNvlePrivateInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
     fn from_raw(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkNvlePrivateInfo {
             data: r.data.iter().take(r.size as usize).map(|x| (*x)).collect(),
             size: r.size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
     fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkNvlePrivateInfo_v1_t::default();
         for (d, s) in r.data.iter_mut().zip(self.data.iter()) {
             *d = (*s);
@@ -594,7 +555,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivat
 impl serde::Serialize for NvlinkNvlePrivateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkNvlePrivateInfo", 2)?;
         st.serialize_field("data", &self.data)?;
         st.serialize_field("size", &self.size)?;
@@ -622,18 +582,15 @@ pub struct NvlinkSetBwModeAsync {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
     fn from_raw(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetBwModeAsync {
             b_set_best: r.bSetBest != 0,
             bw_mode: r.bwMode,
             async_poll_timeout_ms: r.asyncPollTimeoutMs,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
     fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwModeAsync_v1_t::default();
         r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
@@ -645,7 +602,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAs
 impl serde::Serialize for NvlinkSetBwModeAsync {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkSetBwModeAsync", 3)?;
         st.serialize_field("b_set_best", &self.b_set_best)?;
         st.serialize_field("bw_mode", &self.bw_mode)?;
@@ -668,17 +624,14 @@ pub struct NvlinkSetBwMode {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn from_raw(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetBwMode {
             b_set_best: r.bSetBest != 0,
             bw_mode: r.bwMode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkSetBwMode_v1 as _;
         r.bSetBest = self.b_set_best as _;
@@ -690,7 +643,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
 impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkSetBwMode", 2)?;
         st.serialize_field("b_set_best", &self.b_set_best)?;
         st.serialize_field("bw_mode", &self.bw_mode)?;
@@ -710,16 +662,13 @@ pub struct NvlinkSetNvleReady {
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
     fn from_raw(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetNvleReady {
             b_nvle_ready: r.bNvleReady != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
     fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
         r.bNvleReady = self.b_nvle_ready as _;
         r
@@ -729,7 +678,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady 
 impl serde::Serialize for NvlinkSetNvleReady {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkSetNvleReady", 1)?;
         st.serialize_field("b_nvle_ready", &self.b_nvle_ready)?;
         st.end()
@@ -757,7 +705,6 @@ pub struct NvlinkSetupNvleEncryptionKey {
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
 for NvlinkSetupNvleEncryptionKey {
     fn from_raw(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSetupNvleEncryptionKey {
             nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
             local_gpu_alid: r.localGpuAlid,
@@ -768,14 +715,12 @@ for NvlinkSetupNvleEncryptionKey {
             remote_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.remoteGpuNvlePrivateInfo),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
 for NvlinkSetupNvleEncryptionKey {
     fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t::default();
         for (d, s) in r.nvleKey.iter_mut().zip(self.nvle_key.iter()) {
             *d = (*s);
@@ -795,7 +740,6 @@ for NvlinkSetupNvleEncryptionKey {
 impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkSetupNvleEncryptionKey", 5)?;
         st.serialize_field("nvle_key", &self.nvle_key)?;
         st.serialize_field("local_gpu_alid", &self.local_gpu_alid)?;
@@ -827,17 +771,14 @@ pub struct NvlinkSupportedBwModes {
 impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>
 for NvlinkSupportedBwModes {
     fn from_raw(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         NvlinkSupportedBwModes {
             bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
             total_bw_modes: r.totalBwModes,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
     fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSupportedBwModes_v1_t::default();
         r.version = sys::nvmlNvlinkSupportedBwModes_v1 as _;
         for (d, s) in r.bwModes.iter_mut().zip(self.bw_modes.iter()) {
@@ -851,7 +792,6 @@ impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupported
 impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("NvlinkSupportedBwModes", 2)?;
         st.serialize_field("bw_modes", &self.bw_modes)?;
         st.serialize_field("total_bw_modes", &self.total_bw_modes)?;
@@ -1666,8 +1606,8 @@ impl<'n> Device<'n> {
         let mut c_set_bw_mode_async = {
             let r: sys::nvmlNvlinkSetBwModeAsync_v1_t = crate::raw::ToRaw::to_raw(
                 &NvlinkSetBwModeAsync {
-                    b_set_best: b_set_best,
-                    bw_mode: bw_mode,
+                    b_set_best,
+                    bw_mode,
                     ..Default::default()
                 },
             );

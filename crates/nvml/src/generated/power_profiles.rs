@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 /// Enum for operation to perform on the requested profiles
@@ -351,7 +343,6 @@ pub struct WorkloadPowerProfileCurrentProfiles {
 impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
 for WorkloadPowerProfileCurrentProfiles {
     fn from_raw(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         WorkloadPowerProfileCurrentProfiles {
             perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
                 _,
@@ -362,14 +353,12 @@ for WorkloadPowerProfileCurrentProfiles {
             enforced_profiles_mask: <Mask255 as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.enforcedProfilesMask),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
 for WorkloadPowerProfileCurrentProfiles {
     fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as _;
         r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
@@ -384,7 +373,6 @@ for WorkloadPowerProfileCurrentProfiles {
 impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("WorkloadPowerProfileCurrentProfiles", 3)?;
         st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
         st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
@@ -411,21 +399,18 @@ pub struct WorkloadPowerProfileInfo {
 impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
 for WorkloadPowerProfileInfo {
     fn from_raw(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         WorkloadPowerProfileInfo {
             profile_id: r.profileId,
             priority: r.priority,
             conflicting_mask: <Mask255 as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.conflictingMask),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
 for WorkloadPowerProfileInfo {
     fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileInfo_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileInfo_v1 as _;
         r.profileId = self.profile_id;
@@ -438,7 +423,6 @@ for WorkloadPowerProfileInfo {
 impl serde::Serialize for WorkloadPowerProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("WorkloadPowerProfileInfo", 3)?;
         st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("priority", &self.priority)?;
@@ -463,7 +447,6 @@ pub struct WorkloadPowerProfileProfilesInfo {
 impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
 for WorkloadPowerProfileProfilesInfo {
     fn from_raw(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         WorkloadPowerProfileProfilesInfo {
             perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
                 _,
@@ -475,14 +458,12 @@ for WorkloadPowerProfileProfilesInfo {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
 for WorkloadPowerProfileProfilesInfo {
     fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
         r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
@@ -496,7 +477,6 @@ for WorkloadPowerProfileProfilesInfo {
 impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("WorkloadPowerProfileProfilesInfo", 2)?;
         st.serialize_field("perf_profiles_mask", &self.perf_profiles_mask)?;
         st.serialize_field("perf_profile", &self.perf_profile)?;
@@ -518,19 +498,16 @@ pub struct WorkloadPowerProfileRequestedProfiles {
 impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
 for WorkloadPowerProfileRequestedProfiles {
     fn from_raw(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         WorkloadPowerProfileRequestedProfiles {
             requested_profiles_mask: <Mask255 as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.requestedProfilesMask),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
 for WorkloadPowerProfileRequestedProfiles {
     fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _;
         r.requestedProfilesMask = crate::raw::ToRaw::to_raw(
@@ -543,7 +520,6 @@ for WorkloadPowerProfileRequestedProfiles {
 impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("WorkloadPowerProfileRequestedProfiles", 1)?;
         st.serialize_field("requested_profiles_mask", &self.requested_profiles_mask)?;
         st.end()
@@ -565,20 +541,17 @@ pub struct WorkloadPowerProfileUpdateProfiles {
 impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
 for WorkloadPowerProfileUpdateProfiles {
     fn from_raw(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         WorkloadPowerProfileUpdateProfiles {
             operation: PowerProfileOperation(r.operation),
             update_profiles_mask: <Mask255 as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.updateProfilesMask),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
 for WorkloadPowerProfileUpdateProfiles {
     fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t::default();
         r.operation = self.operation.0;
         r.updateProfilesMask = crate::raw::ToRaw::to_raw(&self.update_profiles_mask);
@@ -589,7 +562,6 @@ for WorkloadPowerProfileUpdateProfiles {
 impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("WorkloadPowerProfileUpdateProfiles", 2)?;
         st.serialize_field("operation", &self.operation)?;
         st.serialize_field("update_profiles_mask", &self.update_profiles_mask)?;

@@ -37,19 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
-use super::*;
 /// Power Smoothing Structure for Profile information
 ///
 /// The safe form of `nvmlPowerSmoothingProfile_v1_t`.
@@ -68,18 +59,15 @@ pub struct PowerSmoothingProfile {
 }
 impl crate::raw::FromRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
     fn from_raw(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PowerSmoothingProfile {
             profile_id: r.profileId,
             param_id: r.paramId,
             value: r.value,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
     fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingProfile_v1_t::default();
         r.version = sys::nvmlPowerSmoothingProfile_v1 as _;
         r.profileId = self.profile_id;
@@ -92,7 +80,6 @@ impl crate::raw::ToRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingPr
 impl serde::Serialize for PowerSmoothingProfile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PowerSmoothingProfile", 3)?;
         st.serialize_field("profile_id", &self.profile_id)?;
         st.serialize_field("param_id", &self.param_id)?;
@@ -114,16 +101,13 @@ pub struct PowerSmoothingState {
 }
 impl crate::raw::FromRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
     fn from_raw(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         PowerSmoothingState {
             state: r.state != 0,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
     fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingState_v1_t::default();
         r.version = sys::nvmlPowerSmoothingState_v1 as _;
         r.state = self.state as _;
@@ -134,7 +118,6 @@ impl crate::raw::ToRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingStat
 impl serde::Serialize for PowerSmoothingState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PowerSmoothingState", 1)?;
         st.serialize_field("state", &self.state)?;
         st.end()

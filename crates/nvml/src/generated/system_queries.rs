@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -65,16 +57,13 @@ pub struct SystemDriverBranchInfo {
 impl crate::raw::FromRaw<sys::nvmlSystemDriverBranchInfo_v1_t>
 for SystemDriverBranchInfo {
     fn from_raw(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         SystemDriverBranchInfo {
             branch: ffi::string_from(&r.branch),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
     fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlSystemDriverBranchInfo_v1_t::default();
         r.version = sys::nvmlSystemDriverBranchInfo_v1 as _;
         ffi::set_string(&mut r.branch, &self.branch);
@@ -85,7 +74,6 @@ impl crate::raw::ToRaw<sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBra
 impl serde::Serialize for SystemDriverBranchInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("SystemDriverBranchInfo", 1)?;
         st.serialize_field("branch", &self.branch)?;
         st.end()
@@ -177,15 +165,15 @@ impl Nvml {
     #[inline]
     pub fn hic_version(&self) -> Result<Vec<HwbcEntry>, Error> {
         let sym = self.lib().nvmlSystemGetHicVersion()?;
-        let ((mut c_hwbc_entries), n) = ffi::fill_counted(
+        let (c_hwbc_entries, n) = ffi::fill_counted(
             ffi::Probe::Capacity(32),
-            0 + core::mem::size_of::<sys::nvmlHwbcEntry_st>(),
+            core::mem::size_of::<sys::nvmlHwbcEntry_st>(),
             |capacity, count| {
                 let mut c_hwbc_entries: Vec<sys::nvmlHwbcEntry_st> = vec![
                     Default::default(); capacity as usize
                 ];
                 let code = call!(sym(count, ffi::ptr_or_null(& mut c_hwbc_entries)));
-                (code, (c_hwbc_entries))
+                (code, c_hwbc_entries)
             },
         )?;
         Ok(
@@ -271,9 +259,9 @@ impl Nvml {
     #[inline]
     pub fn topology_gpu_set(&self, cpu_number: u32) -> Result<Vec<Device<'_>>, Error> {
         let sym = self.lib().nvmlSystemGetTopologyGpuSet()?;
-        let ((mut c_device_array), n) = ffi::fill_counted(
+        let (c_device_array, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            core::mem::size_of::<sys::nvmlDevice_t>(),
             |capacity, count| {
                 let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![
                     core::ptr::null_mut(); capacity as usize
@@ -281,7 +269,7 @@ impl Nvml {
                 let code = call!(
                     sym(cpu_number, count, ffi::ptr_or_null(& mut c_device_array))
                 );
-                (code, (c_device_array))
+                (code, c_device_array)
             },
         )?;
         Ok(
@@ -307,7 +295,7 @@ impl Nvml {
         if let Ok(sym) = lib.nvmlSystemGetTopologyGpuSet() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                core::mem::size_of::<sys::nvmlDevice_t>(),
                 |count| call!(sym(cpu_number, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

@@ -37,19 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
-use super::*;
 /// Device capabilities
 ///
 /// The safe form of `nvmlDeviceCapabilities_v1_t`.
@@ -64,16 +55,13 @@ pub struct DeviceCapabilities {
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
     fn from_raw(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         DeviceCapabilities {
             cap_mask: r.capMask,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
     fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCapabilities_v1_t::default();
         r.version = sys::nvmlDeviceCapabilities_v1 as _;
         r.capMask = self.cap_mask;
@@ -84,7 +72,6 @@ impl crate::raw::ToRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities 
 impl serde::Serialize for DeviceCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("DeviceCapabilities", 1)?;
         st.serialize_field("cap_mask", &self.cap_mask)?;
         st.end()
@@ -163,7 +150,6 @@ pub struct EventSetWait {
 }
 impl crate::raw::FromRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
     fn from_raw(r: &sys::nvmlEventSetWait_v3_t) -> Self {
-        #[allow(clippy::needless_update)]
         EventSetWait {
             timeout_ms: r.timeoutMs,
             data_type: r.dataType,
@@ -190,13 +176,11 @@ impl crate::raw::FromRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
             group_attributes: r.groupAttributes,
             group_size: r.groupSize,
             group_index: r.groupIndex,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
     fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetWait_v3_t::default();
         r.timeoutMs = self.timeout_ms;
         r.dataType = self.data_type;
@@ -230,7 +214,6 @@ impl crate::raw::ToRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
 impl serde::Serialize for EventSetWait {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("EventSetWait", 25)?;
         st.serialize_field("timeout_ms", &self.timeout_ms)?;
         st.serialize_field("data_type", &self.data_type)?;
@@ -283,19 +266,16 @@ pub struct GpuOperationalEventConfig {
 impl crate::raw::FromRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
 for GpuOperationalEventConfig {
     fn from_raw(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
-        #[allow(clippy::needless_update)]
         GpuOperationalEventConfig {
             uuid: ffi::string_from(&r.uuid),
             min_log_level: r.minLogLevel,
             min_severity: r.minSeverity,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
 for GpuOperationalEventConfig {
     fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGpuOperationalEventConfig_v1_st::default();
         ffi::set_string(&mut r.uuid, &self.uuid);
         r.minLogLevel = self.min_log_level;
@@ -307,7 +287,6 @@ for GpuOperationalEventConfig {
 impl serde::Serialize for GpuOperationalEventConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GpuOperationalEventConfig", 3)?;
         st.serialize_field("uuid", &self.uuid)?;
         st.serialize_field("min_log_level", &self.min_log_level)?;
@@ -327,16 +306,13 @@ pub struct Mask255 {
 }
 impl crate::raw::FromRaw<sys::nvmlMask255_t> for Mask255 {
     fn from_raw(r: &sys::nvmlMask255_t) -> Self {
-        #[allow(clippy::needless_update)]
         Mask255 {
             mask: r.mask.iter().map(|x| (*x)).collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlMask255_t> for Mask255 {
     fn to_raw(&self) -> sys::nvmlMask255_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlMask255_t::default();
         for (d, s) in r.mask.iter_mut().zip(self.mask.iter()) {
             *d = (*s);
@@ -348,7 +324,6 @@ impl crate::raw::ToRaw<sys::nvmlMask255_t> for Mask255 {
 impl serde::Serialize for Mask255 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("Mask255", 1)?;
         st.serialize_field("mask", &self.mask)?;
         st.end()

@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -124,9 +116,9 @@ impl<'n> Unit<'n> {
     #[inline]
     pub fn devices(&self) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlUnitGetDevices()?;
-        let ((mut c_devices), n) = ffi::fill_counted(
+        let (c_devices, n) = ffi::fill_counted(
             ffi::Probe::Capacity(32),
-            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            core::mem::size_of::<sys::nvmlDevice_t>(),
             |capacity, count| {
                 let mut c_devices: Vec<sys::nvmlDevice_t> = vec![
                     core::ptr::null_mut(); capacity as usize
@@ -134,7 +126,7 @@ impl<'n> Unit<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_devices))
                 );
-                (code, (c_devices))
+                (code, c_devices)
             },
         )?;
         Ok(

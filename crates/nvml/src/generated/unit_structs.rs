@@ -37,19 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
-use super::*;
 /// Fan state enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`FanState::name`]).
@@ -154,17 +143,14 @@ pub struct HwbcEntry {
 }
 impl crate::raw::FromRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
     fn from_raw(r: &sys::nvmlHwbcEntry_st) -> Self {
-        #[allow(clippy::needless_update)]
         HwbcEntry {
             hwbc_id: r.hwbcId,
             firmware_version: ffi::string_from(&r.firmwareVersion),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
     fn to_raw(&self) -> sys::nvmlHwbcEntry_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlHwbcEntry_st::default();
         r.hwbcId = self.hwbc_id;
         ffi::set_string(&mut r.firmwareVersion, &self.firmware_version);
@@ -175,7 +161,6 @@ impl crate::raw::ToRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
 impl serde::Serialize for HwbcEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("HwbcEntry", 2)?;
         st.serialize_field("hwbc_id", &self.hwbc_id)?;
         st.serialize_field("firmware_version", &self.firmware_version)?;
@@ -198,17 +183,14 @@ pub struct LedState {
 }
 impl crate::raw::FromRaw<sys::nvmlLedState_st> for LedState {
     fn from_raw(r: &sys::nvmlLedState_st) -> Self {
-        #[allow(clippy::needless_update)]
         LedState {
             cause: ffi::string_from(&r.cause),
             color: LedColor(r.color),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlLedState_st> for LedState {
     fn to_raw(&self) -> sys::nvmlLedState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlLedState_st::default();
         ffi::set_string(&mut r.cause, &self.cause);
         r.color = self.color.0;
@@ -219,7 +201,6 @@ impl crate::raw::ToRaw<sys::nvmlLedState_st> for LedState {
 impl serde::Serialize for LedState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("LedState", 2)?;
         st.serialize_field("cause", &self.cause)?;
         st.serialize_field("color", &self.color)?;
@@ -258,19 +239,16 @@ pub struct PSUInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlPSUInfo_st> for PSUInfo {
     fn from_raw(r: &sys::nvmlPSUInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         PSUInfo {
             state: ffi::string_from(&r.state),
             current: r.current,
             voltage: r.voltage,
             power: r.power,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlPSUInfo_st> for PSUInfo {
     fn to_raw(&self) -> sys::nvmlPSUInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlPSUInfo_st::default();
         ffi::set_string(&mut r.state, &self.state);
         r.current = self.current;
@@ -283,7 +261,6 @@ impl crate::raw::ToRaw<sys::nvmlPSUInfo_st> for PSUInfo {
 impl serde::Serialize for PSUInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("PSUInfo", 4)?;
         st.serialize_field("state", &self.state)?;
         st.serialize_field("current", &self.current)?;
@@ -308,17 +285,14 @@ pub struct UnitFanInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlUnitFanInfo_st> for UnitFanInfo {
     fn from_raw(r: &sys::nvmlUnitFanInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         UnitFanInfo {
             speed: r.speed,
             state: FanState(r.state),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUnitFanInfo_st> for UnitFanInfo {
     fn to_raw(&self) -> sys::nvmlUnitFanInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUnitFanInfo_st::default();
         r.speed = self.speed;
         r.state = self.state.0;
@@ -329,7 +303,6 @@ impl crate::raw::ToRaw<sys::nvmlUnitFanInfo_st> for UnitFanInfo {
 impl serde::Serialize for UnitFanInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("UnitFanInfo", 2)?;
         st.serialize_field("speed", &self.speed)?;
         st.serialize_field("state", &self.state)?;
@@ -352,7 +325,6 @@ pub struct UnitFanSpeeds {
 }
 impl crate::raw::FromRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
     fn from_raw(r: &sys::nvmlUnitFanSpeeds_st) -> Self {
-        #[allow(clippy::needless_update)]
         UnitFanSpeeds {
             fans: r
                 .fans
@@ -361,13 +333,11 @@ impl crate::raw::FromRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
                 .map(|x| <UnitFanInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             count: r.count,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
     fn to_raw(&self) -> sys::nvmlUnitFanSpeeds_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUnitFanSpeeds_st::default();
         for (d, s) in r.fans.iter_mut().zip(self.fans.iter()) {
             *d = crate::raw::ToRaw::to_raw(&(*s));
@@ -380,7 +350,6 @@ impl crate::raw::ToRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
 impl serde::Serialize for UnitFanSpeeds {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("UnitFanSpeeds", 2)?;
         st.serialize_field("fans", &self.fans)?;
         st.serialize_field("count", &self.count)?;
@@ -407,19 +376,16 @@ pub struct UnitInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlUnitInfo_st> for UnitInfo {
     fn from_raw(r: &sys::nvmlUnitInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         UnitInfo {
             name: ffi::string_from(&r.name),
             id: ffi::string_from(&r.id),
             serial: ffi::string_from(&r.serial),
             firmware_version: ffi::string_from(&r.firmwareVersion),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlUnitInfo_st> for UnitInfo {
     fn to_raw(&self) -> sys::nvmlUnitInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlUnitInfo_st::default();
         ffi::set_string(&mut r.name, &self.name);
         ffi::set_string(&mut r.id, &self.id);
@@ -432,7 +398,6 @@ impl crate::raw::ToRaw<sys::nvmlUnitInfo_st> for UnitInfo {
 impl serde::Serialize for UnitInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("UnitInfo", 4)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("id", &self.id)?;

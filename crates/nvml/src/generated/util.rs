@@ -37,17 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::Error;
 use super::handles::*;
 use super::*;
 impl<'n> Device<'n> {
@@ -91,9 +83,9 @@ impl<'n> Device<'n> {
         last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<VgpuProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessUtilization()?;
-        let ((mut c_utilization_samples), n) = ffi::fill_counted(
+        let (c_utilization_samples, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlVgpuProcessUtilizationSample_st>(),
+            core::mem::size_of::<sys::nvmlVgpuProcessUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization_samples: Vec<
                     sys::nvmlVgpuProcessUtilizationSample_st,
@@ -102,7 +94,7 @@ impl<'n> Device<'n> {
                     sym(self.raw, last_seen_time_stamp.unwrap_or(0), count,
                     ffi::ptr_or_null(& mut c_utilization_samples))
                 );
-                (code, (c_utilization_samples))
+                (code, c_utilization_samples)
             },
         )?;
         Ok(
@@ -156,9 +148,9 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<VgpuInstanceUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
-        let ((mut c_utilization_samples), n) = ffi::fill_counted(
+        let (c_utilization_samples, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlVgpuInstanceUtilizationSample_st>(),
+            core::mem::size_of::<sys::nvmlVgpuInstanceUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization_samples: Vec<
                     sys::nvmlVgpuInstanceUtilizationSample_st,
@@ -168,7 +160,7 @@ impl<'n> Device<'n> {
                     c_sample_val_type, count, ffi::ptr_or_null(& mut
                     c_utilization_samples))
                 );
-                (code, (c_utilization_samples))
+                (code, c_utilization_samples)
             },
         )?;
         Ok(
@@ -237,16 +229,16 @@ impl<'n> VgpuInstance<'n> {
     #[inline]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingPids()?;
-        let ((mut c_pids), n) = ffi::fill_counted(
+        let (c_pids, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<u32>(),
+            core::mem::size_of::<u32>(),
             |capacity, count| {
                 let mut c_pids: Vec<u32> = vec![Default::default(); capacity as usize];
                 let code = call!(sym(self.raw, count, ffi::ptr_or_null(& mut c_pids)));
-                (code, (c_pids))
+                (code, c_pids)
             },
         )?;
-        Ok(c_pids.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_pids.iter().take(n).copied().collect::<Vec<_>>())
     }
     /// Queries process's accounting stats.
     ///
@@ -390,7 +382,7 @@ impl<'n> VgpuInstance<'n> {
         if let Ok(sym) = lib.nvmlVgpuInstanceGetAccountingPids() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<u32>(),
+                core::mem::size_of::<u32>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

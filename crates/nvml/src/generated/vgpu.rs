@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -170,7 +162,7 @@ impl Nvml {
         let mut c_p_max_instance = {
             let r: sys::nvmlVgpuTypeMaxInstance_v1_t = crate::raw::ToRaw::to_raw(
                 &VgpuTypeMaxInstance {
-                    vgpu_type_id: vgpu_type_id,
+                    vgpu_type_id,
                     ..Default::default()
                 },
             );
@@ -207,9 +199,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetActiveVgpus()?;
-        let ((mut c_vgpu_instances), n) = ffi::fill_counted(
+        let (c_vgpu_instances, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
+            core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
             |capacity, count| {
                 let mut c_vgpu_instances: Vec<sys::nvmlVgpuInstance_t> = vec![
                     Default::default(); capacity as usize
@@ -217,7 +209,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_instances))
                 );
-                (code, (c_vgpu_instances))
+                (code, c_vgpu_instances)
             },
         )?;
         Ok(
@@ -250,9 +242,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCreatableVgpus()?;
-        let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
+        let (c_vgpu_type_ids, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+            core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
             |capacity, count| {
                 let mut c_vgpu_type_ids: Vec<sys::nvmlVgpuTypeId_t> = vec![
                     Default::default(); capacity as usize
@@ -260,7 +252,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_type_ids))
                 );
-                (code, (c_vgpu_type_ids))
+                (code, c_vgpu_type_ids)
             },
         )?;
         Ok(
@@ -326,9 +318,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn supported_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedVgpus()?;
-        let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
+        let (c_vgpu_type_ids, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+            core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
             |capacity, count| {
                 let mut c_vgpu_type_ids: Vec<sys::nvmlVgpuTypeId_t> = vec![
                     Default::default(); capacity as usize
@@ -336,7 +328,7 @@ impl<'n> Device<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_type_ids))
                 );
-                (code, (c_vgpu_type_ids))
+                (code, c_vgpu_type_ids)
             },
         )?;
         Ok(
@@ -411,7 +403,7 @@ impl<'n> Device<'n> {
         let mut c_p_scheduler_log_info = {
             let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
                 &VgpuSchedulerLogInfo {
-                    engine_id: engine_id,
+                    engine_id,
                     ..Default::default()
                 },
             );
@@ -451,7 +443,7 @@ impl<'n> Device<'n> {
         let mut c_p_scheduler_state_info = {
             let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
                 &VgpuSchedulerStateInfo {
-                    engine_id: engine_id,
+                    engine_id,
                     ..Default::default()
                 },
             );
@@ -517,7 +509,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetActiveVgpus() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
+                core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -541,7 +533,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetCreatableVgpus() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -565,7 +557,7 @@ impl<'n> Device<'n> {
         if let Ok(sym) = lib.nvmlDeviceGetSupportedVgpus() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -607,7 +599,7 @@ impl<'n> GpuInstance<'n> {
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuHeterogeneousMode()?;
-        let mut c_p_heterogeneous_mode = {
+        let c_p_heterogeneous_mode = {
             let r: sys::nvmlVgpuHeterogeneousMode_v1_t = crate::raw::ToRaw::to_raw(
                 &(*p_heterogeneous_mode),
             );
@@ -772,7 +764,7 @@ impl<'n> GpuInstance<'n> {
                 let mut c_p_scheduler_log_info = {
                     let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
                         &VgpuSchedulerLogInfo {
-                            engine_id: engine_id,
+                            engine_id,
                             ..Default::default()
                         },
                     );
@@ -794,7 +786,7 @@ impl<'n> GpuInstance<'n> {
                 let mut c_p_scheduler_log_info = {
                     let r: sys::nvmlVgpuSchedulerLogInfo_v1_t = crate::raw::ToRaw::to_raw(
                         &VgpuSchedulerLogInfo {
-                            engine_id: engine_id,
+                            engine_id,
                             ..Default::default()
                         },
                     );
@@ -847,7 +839,7 @@ impl<'n> GpuInstance<'n> {
                 let mut c_p_scheduler_state_info = {
                     let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
                         &VgpuSchedulerStateInfo {
-                            engine_id: engine_id,
+                            engine_id,
                             ..Default::default()
                         },
                     );
@@ -869,7 +861,7 @@ impl<'n> GpuInstance<'n> {
                 let mut c_p_scheduler_state_info = {
                     let r: sys::nvmlVgpuSchedulerStateInfo_v1_t = crate::raw::ToRaw::to_raw(
                         &VgpuSchedulerStateInfo {
-                            engine_id: engine_id,
+                            engine_id,
                             ..Default::default()
                         },
                     );
@@ -953,9 +945,9 @@ impl<'n> VgpuInstance<'n> {
     #[inline]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderSessions()?;
-        let ((mut c_session_info), n) = ffi::fill_counted(
+        let (c_session_info, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_info: Vec<sys::nvmlEncoderSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -963,7 +955,7 @@ impl<'n> VgpuInstance<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
                 );
-                (code, (c_session_info))
+                (code, c_session_info)
             },
         )?;
         Ok(
@@ -1054,9 +1046,9 @@ impl<'n> VgpuInstance<'n> {
     #[inline]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCSessions()?;
-        let ((mut c_session_info), n) = ffi::fill_counted(
+        let (c_session_info, n) = ffi::fill_counted(
             ffi::Probe::Null,
-            0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+            core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
             |capacity, count| {
                 let mut c_session_info: Vec<sys::nvmlFBCSessionInfo_st> = vec![
                     Default::default(); capacity as usize
@@ -1064,7 +1056,7 @@ impl<'n> VgpuInstance<'n> {
                 let code = call!(
                     sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
                 );
-                (code, (c_session_info))
+                (code, c_session_info)
             },
         )?;
         Ok(
@@ -1380,7 +1372,7 @@ impl<'n> VgpuInstance<'n> {
         if let Ok(sym) = lib.nvmlVgpuInstanceGetEncoderSessions() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
@@ -1406,7 +1398,7 @@ impl<'n> VgpuInstance<'n> {
         if let Ok(sym) = lib.nvmlVgpuInstanceGetFBCSessions() {
             match ffi::count_of(
                 ffi::Probe::Null,
-                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
                 |count| call!(sym(self.raw, count, core::ptr::null_mut())),
             ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,

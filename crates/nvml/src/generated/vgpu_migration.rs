@@ -37,14 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
@@ -224,7 +216,6 @@ pub struct VgpuMetadata {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
     fn from_raw(r: &sys::nvmlVgpuMetadata_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuMetadata {
             version: r.version,
             revision: r.revision,
@@ -235,13 +226,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
             guest_vgpu_version: r.guestVgpuVersion,
             opaque_data_size: r.opaqueDataSize,
             opaque_data: ffi::string_from(&r.opaqueData),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
     fn to_raw(&self) -> sys::nvmlVgpuMetadata_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuMetadata_st::default();
         r.version = self.version;
         r.revision = self.revision;
@@ -259,7 +248,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
 impl serde::Serialize for VgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuMetadata", 9)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
@@ -289,19 +277,16 @@ pub struct VgpuPgpuCompatibility {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
     fn from_raw(r: &sys::nvmlVgpuPgpuCompatibility_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuPgpuCompatibility {
             vgpu_vm_compatibility: VgpuVmCompatibility(r.vgpuVmCompatibility),
             compatibility_limit_code: VgpuPgpuCompatibilityLimitCode(
                 r.compatibilityLimitCode,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
     fn to_raw(&self) -> sys::nvmlVgpuPgpuCompatibility_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPgpuCompatibility_st::default();
         r.vgpuVmCompatibility = self.vgpu_vm_compatibility.0;
         r.compatibilityLimitCode = self.compatibility_limit_code.0;
@@ -312,7 +297,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibil
 impl serde::Serialize for VgpuPgpuCompatibility {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuPgpuCompatibility", 2)?;
         st.serialize_field("vgpu_vm_compatibility", &self.vgpu_vm_compatibility)?;
         st.serialize_field("compatibility_limit_code", &self.compatibility_limit_code)?;
@@ -345,7 +329,6 @@ pub struct VgpuPgpuMetadata {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
     fn from_raw(r: &sys::nvmlVgpuPgpuMetadata_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuPgpuMetadata {
             version: r.version,
             revision: r.revision,
@@ -356,13 +339,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
             >>::from_raw(&r.hostSupportedVgpuRange),
             opaque_data_size: r.opaqueDataSize,
             opaque_data: ffi::string_from(&r.opaqueData),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
     fn to_raw(&self) -> sys::nvmlVgpuPgpuMetadata_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPgpuMetadata_st::default();
         r.version = self.version;
         r.revision = self.revision;
@@ -380,7 +361,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
 impl serde::Serialize for VgpuPgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuPgpuMetadata", 7)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
@@ -411,17 +391,14 @@ pub struct VgpuVersion {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
     fn from_raw(r: &sys::nvmlVgpuVersion_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuVersion {
             min_version: r.minVersion,
             max_version: r.maxVersion,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
     fn to_raw(&self) -> sys::nvmlVgpuVersion_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuVersion_st::default();
         r.minVersion = self.min_version;
         r.maxVersion = self.max_version;
@@ -432,7 +409,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
 impl serde::Serialize for VgpuVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuVersion", 2)?;
         st.serialize_field("min_version", &self.min_version)?;
         st.serialize_field("max_version", &self.max_version)?;

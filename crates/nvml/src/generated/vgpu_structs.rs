@@ -37,18 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(
-    deprecated,
-    unused_imports,
-    unused_mut,
-    unused_parens,
-    unused_variables,
-    clippy::all
-)]
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
-use super::handles::*;
 use super::*;
 /// Enum describing the GPU Recovery Action
 ///
@@ -236,7 +226,6 @@ pub struct GridLicensableFeature {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
     fn from_raw(r: &sys::nvmlGridLicensableFeature_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicensableFeature {
             feature_code: GridLicenseFeatureCode(r.featureCode),
             feature_state: r.featureState != 0,
@@ -246,13 +235,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFe
             license_expiry: <GridLicenseExpiry as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.licenseExpiry),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
     fn to_raw(&self) -> sys::nvmlGridLicensableFeature_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeature_st::default();
         r.featureCode = self.feature_code.0;
         r.featureState = self.feature_state as _;
@@ -267,7 +254,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeat
 impl serde::Serialize for GridLicensableFeature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GridLicensableFeature", 6)?;
         st.serialize_field("feature_code", &self.feature_code)?;
         st.serialize_field("feature_state", &self.feature_state)?;
@@ -296,7 +282,6 @@ pub struct GridLicensableFeatures {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
     fn from_raw(r: &sys::nvmlGridLicensableFeatures_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicensableFeatures {
             is_grid_license_supported: r.isGridLicenseSupported != 0,
             licensable_features_count: r.licensableFeaturesCount,
@@ -308,13 +293,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableF
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
     fn to_raw(&self) -> sys::nvmlGridLicensableFeatures_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeatures_st::default();
         r.isGridLicenseSupported = self.is_grid_license_supported as _;
         r.licensableFeaturesCount = self.licensable_features_count;
@@ -332,7 +315,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFea
 impl serde::Serialize for GridLicensableFeatures {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GridLicensableFeatures", 3)?;
         st.serialize_field(
             "is_grid_license_supported",
@@ -372,7 +354,6 @@ pub struct GridLicenseExpiry {
 }
 impl crate::raw::FromRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
     fn from_raw(r: &sys::nvmlGridLicenseExpiry_st) -> Self {
-        #[allow(clippy::needless_update)]
         GridLicenseExpiry {
             year: r.year,
             month: r.month,
@@ -381,13 +362,11 @@ impl crate::raw::FromRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
             min: r.min,
             sec: r.sec,
             status: r.status,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
     fn to_raw(&self) -> sys::nvmlGridLicenseExpiry_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicenseExpiry_st::default();
         r.year = self.year;
         r.month = self.month;
@@ -403,7 +382,6 @@ impl crate::raw::ToRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
 impl serde::Serialize for GridLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("GridLicenseExpiry", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
@@ -429,16 +407,13 @@ pub struct VgpuHeterogeneousMode {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn from_raw(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuHeterogeneousMode {
             mode: r.mode,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn to_raw(&self) -> sys::nvmlVgpuHeterogeneousMode_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuHeterogeneousMode_v1_t::default();
         r.version = sys::nvmlVgpuHeterogeneousMode_v1 as _;
         r.mode = self.mode;
@@ -449,7 +424,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneou
 impl serde::Serialize for VgpuHeterogeneousMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuHeterogeneousMode", 1)?;
         st.serialize_field("mode", &self.mode)?;
         st.end()
@@ -498,7 +472,6 @@ impl VgpuInstanceUtilizationInfo {
         r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t,
         value_type: ValueType,
     ) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuInstanceUtilizationInfo {
             time_stamp: r.timeStamp,
             vgpu_instance: r.vgpuInstance,
@@ -508,14 +481,12 @@ impl VgpuInstanceUtilizationInfo {
             dec_util: crate::Value::from_raw(value_type, &r.decUtil),
             jpg_util: crate::Value::from_raw(value_type, &r.jpgUtil),
             ofa_util: crate::Value::from_raw(value_type, &r.ofaUtil),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationInfo_v1_t>
 for VgpuInstanceUtilizationInfo {
     fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
         r.vgpuInstance = self.vgpu_instance;
@@ -532,7 +503,6 @@ for VgpuInstanceUtilizationInfo {
 impl serde::Serialize for VgpuInstanceUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuInstanceUtilizationInfo", 8)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
         st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
@@ -581,7 +551,6 @@ impl VgpuInstanceUtilizationSample {
         r: &sys::nvmlVgpuInstanceUtilizationSample_st,
         value_type: ValueType,
     ) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuInstanceUtilizationSample {
             vgpu_instance: r.vgpuInstance,
             time_stamp: r.timeStamp,
@@ -589,14 +558,12 @@ impl VgpuInstanceUtilizationSample {
             mem_util: crate::Value::from_raw(value_type, &r.memUtil),
             enc_util: crate::Value::from_raw(value_type, &r.encUtil),
             dec_util: crate::Value::from_raw(value_type, &r.decUtil),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationSample_st>
 for VgpuInstanceUtilizationSample {
     fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
         r.timeStamp = self.time_stamp;
@@ -611,7 +578,6 @@ for VgpuInstanceUtilizationSample {
 impl serde::Serialize for VgpuInstanceUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuInstanceUtilizationSample", 6)?;
         st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
@@ -648,7 +614,6 @@ pub struct VgpuLicenseExpiry {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
     fn from_raw(r: &sys::nvmlVgpuLicenseExpiry_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuLicenseExpiry {
             year: r.year,
             month: r.month,
@@ -657,13 +622,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
             min: r.min,
             sec: r.sec,
             status: r.status,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
     fn to_raw(&self) -> sys::nvmlVgpuLicenseExpiry_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuLicenseExpiry_st::default();
         r.year = self.year;
         r.month = self.month;
@@ -679,7 +642,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
 impl serde::Serialize for VgpuLicenseExpiry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuLicenseExpiry", 7)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
@@ -708,20 +670,17 @@ pub struct VgpuLicenseInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
     fn from_raw(r: &sys::nvmlVgpuLicenseInfo_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuLicenseInfo {
             is_licensed: r.isLicensed != 0,
             license_expiry: <VgpuLicenseExpiry as crate::raw::FromRaw<
                 _,
             >>::from_raw(&r.licenseExpiry),
             current_state: r.currentState,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
     fn to_raw(&self) -> sys::nvmlVgpuLicenseInfo_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuLicenseInfo_st::default();
         r.isLicensed = self.is_licensed as _;
         r.licenseExpiry = crate::raw::ToRaw::to_raw(&self.license_expiry);
@@ -733,7 +692,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
 impl serde::Serialize for VgpuLicenseInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuLicenseInfo", 3)?;
         st.serialize_field("is_licensed", &self.is_licensed)?;
         st.serialize_field("license_expiry", &self.license_expiry)?;
@@ -755,16 +713,13 @@ pub struct VgpuPlacementId {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn from_raw(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuPlacementId {
             placement_id: r.placementId,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn to_raw(&self) -> sys::nvmlVgpuPlacementId_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPlacementId_v1_t::default();
         r.version = sys::nvmlVgpuPlacementId_v1 as _;
         r.placementId = self.placement_id;
@@ -775,7 +730,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
 impl serde::Serialize for VgpuPlacementId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuPlacementId", 1)?;
         st.serialize_field("placement_id", &self.placement_id)?;
         st.end()
@@ -813,7 +767,6 @@ pub struct VgpuProcessUtilizationInfo {
 impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
 for VgpuProcessUtilizationInfo {
     fn from_raw(r: &sys::nvmlVgpuProcessUtilizationInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuProcessUtilizationInfo {
             process_name: ffi::string_from(&r.processName),
             time_stamp: r.timeStamp,
@@ -825,14 +778,12 @@ for VgpuProcessUtilizationInfo {
             dec_util: r.decUtil,
             jpg_util: r.jpgUtil,
             ofa_util: r.ofaUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
 for VgpuProcessUtilizationInfo {
     fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationInfo_v1_t::default();
         ffi::set_string(&mut r.processName, &self.process_name);
         r.timeStamp = self.time_stamp;
@@ -851,7 +802,6 @@ for VgpuProcessUtilizationInfo {
 impl serde::Serialize for VgpuProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuProcessUtilizationInfo", 10)?;
         st.serialize_field("process_name", &self.process_name)?;
         st.serialize_field("time_stamp", &self.time_stamp)?;
@@ -895,7 +845,6 @@ pub struct VgpuProcessUtilizationSample {
 impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationSample_st>
 for VgpuProcessUtilizationSample {
     fn from_raw(r: &sys::nvmlVgpuProcessUtilizationSample_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuProcessUtilizationSample {
             vgpu_instance: r.vgpuInstance,
             pid: r.pid,
@@ -905,14 +854,12 @@ for VgpuProcessUtilizationSample {
             mem_util: r.memUtil,
             enc_util: r.encUtil,
             dec_util: r.decUtil,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationSample_st>
 for VgpuProcessUtilizationSample {
     fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationSample_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
         r.pid = self.pid;
@@ -929,7 +876,6 @@ for VgpuProcessUtilizationSample {
 impl serde::Serialize for VgpuProcessUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuProcessUtilizationSample", 8)?;
         st.serialize_field("vgpu_instance", &self.vgpu_instance)?;
         st.serialize_field("pid", &self.pid)?;
@@ -956,16 +902,11 @@ pub struct VgpuRuntimeState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn from_raw(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
-        VgpuRuntimeState {
-            size: r.size,
-            ..Default::default()
-        }
+        VgpuRuntimeState { size: r.size }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn to_raw(&self) -> sys::nvmlVgpuRuntimeState_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuRuntimeState_v1_t::default();
         r.version = sys::nvmlVgpuRuntimeState_v1 as _;
         r.size = self.size;
@@ -976,7 +917,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
 impl serde::Serialize for VgpuRuntimeState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuRuntimeState", 1)?;
         st.serialize_field("size", &self.size)?;
         st.end()
@@ -1011,7 +951,6 @@ pub struct VgpuSchedulerCapabilities {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerCapabilities_st>
 for VgpuSchedulerCapabilities {
     fn from_raw(r: &sys::nvmlVgpuSchedulerCapabilities_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerCapabilities {
             supported_schedulers: r.supportedSchedulers.iter().map(|x| (*x)).collect(),
             max_timeslice: r.maxTimeslice,
@@ -1021,14 +960,12 @@ for VgpuSchedulerCapabilities {
             min_frequency_for_arr: r.minFrequencyForARR,
             max_avg_factor_for_arr: r.maxAvgFactorForARR,
             min_avg_factor_for_arr: r.minAvgFactorForARR,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerCapabilities_st>
 for VgpuSchedulerCapabilities {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerCapabilities_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerCapabilities_st::default();
         for (d, s) in r
             .supportedSchedulers
@@ -1051,7 +988,6 @@ for VgpuSchedulerCapabilities {
 impl serde::Serialize for VgpuSchedulerCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerCapabilities", 8)?;
         st.serialize_field("supported_schedulers", &self.supported_schedulers)?;
         st.serialize_field("max_timeslice", &self.max_timeslice)?;
@@ -1082,20 +1018,17 @@ pub struct VgpuSchedulerGetState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerGetState_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerGetState {
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerParams::from_raw_tagged(
                 r.arrMode as u32,
                 &r.schedulerParams,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerGetState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerGetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
@@ -1110,7 +1043,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetSt
 impl serde::Serialize for VgpuSchedulerGetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerGetState", 3)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
         st.serialize_field("arr_mode", &self.scheduler_params.tag())?;
@@ -1145,7 +1077,6 @@ pub struct VgpuSchedulerLogEntry {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntry_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
@@ -1154,13 +1085,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerL
             target_time_slice: r.targetTimeSlice,
             cumulative_preemption_time: r.cumulativePreemptionTime,
             weight: r.weight,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntry_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogEntry_v2_t::default();
         r.timestamp = self.timestamp;
         r.timeRunTotal = self.time_run_total;
@@ -1174,7 +1103,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLog
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntries_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
@@ -1188,7 +1116,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerL
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntries_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogEntries_st::default();
         r.timestamp = self.timestamp;
         r.timeRunTotal = self.time_run_total;
@@ -1203,7 +1130,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLog
 impl serde::Serialize for VgpuSchedulerLogEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerLogEntry", 7)?;
         st.serialize_field("timestamp", &self.timestamp)?;
         st.serialize_field("time_run_total", &self.time_run_total)?;
@@ -1249,7 +1175,6 @@ pub struct VgpuSchedulerLogInfo {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1270,7 +1195,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLo
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
         r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1285,7 +1209,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogI
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1308,7 +1231,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLo
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
         r.engineId = self.engine_id.bits() as _;
@@ -1329,7 +1251,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogI
 impl serde::Serialize for VgpuSchedulerLogInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerLogInfo", 7)?;
         st.serialize_field("engine_id", &self.engine_id)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
@@ -1365,7 +1286,6 @@ pub struct VgpuSchedulerLog {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
     fn from_raw(r: &sys::nvmlVgpuSchedulerLog_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerLog {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1382,13 +1302,11 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
                     _,
                 >>::from_raw(&(*x)))
                 .collect(),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerLog_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLog_st::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1408,7 +1326,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
 impl serde::Serialize for VgpuSchedulerLog {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerLog", 6)?;
         st.serialize_field("engine_id", &self.engine_id)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
@@ -1432,17 +1349,14 @@ pub struct VgpuSchedulerParamsVgpuSchedData {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
 for VgpuSchedulerParamsVgpuSchedData {
     fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedData) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerParamsVgpuSchedData {
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
 for VgpuSchedulerParamsVgpuSchedData {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedData {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
@@ -1452,7 +1366,6 @@ for VgpuSchedulerParamsVgpuSchedData {
 impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerParamsVgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
@@ -1473,18 +1386,15 @@ pub struct VgpuSchedulerParamsVgpuSchedDataWithARR {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerParamsVgpuSchedDataWithARR {
             avg_factor: r.avgFactor,
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
@@ -1495,7 +1405,6 @@ for VgpuSchedulerParamsVgpuSchedDataWithARR {
 impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerParamsVgpuSchedDataWithARR", 2)?;
         st.serialize_field("avg_factor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
@@ -1515,17 +1424,14 @@ pub struct VgpuSchedulerSetParamsVgpuSchedData {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
 for VgpuSchedulerSetParamsVgpuSchedData {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetParamsVgpuSchedData {
             timeslice: r.timeslice,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
 for VgpuSchedulerSetParamsVgpuSchedData {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
@@ -1535,7 +1441,6 @@ for VgpuSchedulerSetParamsVgpuSchedData {
 impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerSetParamsVgpuSchedData", 1)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.end()
@@ -1556,18 +1461,15 @@ pub struct VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetParamsVgpuSchedDataWithARR {
             avg_factor: r.avgFactor,
             frequency: r.frequency,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
 for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.frequency = self.frequency;
@@ -1578,7 +1480,6 @@ for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s
             .serialize_struct("VgpuSchedulerSetParamsVgpuSchedDataWithARR", 2)?;
         st.serialize_field("avg_factor", &self.avg_factor)?;
@@ -1604,20 +1505,17 @@ pub struct VgpuSchedulerSetState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerSetState_st) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerSetState {
             scheduler_policy: r.schedulerPolicy,
             scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
                 r.enableARRMode as u32,
                 &r.schedulerParams,
             ),
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetState_st {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
@@ -1632,7 +1530,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetSt
 impl serde::Serialize for VgpuSchedulerSetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerSetState", 3)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
         st.serialize_field("enable_arr_mode", &self.scheduler_params.tag())?;
@@ -1668,7 +1565,6 @@ pub struct VgpuSchedulerStateInfo {
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t>
 for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1680,7 +1576,6 @@ for VgpuSchedulerStateInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v2_t::default();
         r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1692,7 +1587,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerSt
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t>
 for VgpuSchedulerStateInfo {
     fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1706,7 +1600,6 @@ for VgpuSchedulerStateInfo {
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfo {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
         r.engineId = self.engine_id.bits() as _;
@@ -1723,7 +1616,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerSt
 impl serde::Serialize for VgpuSchedulerStateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerStateInfo", 5)?;
         st.serialize_field("engine_id", &self.engine_id)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
@@ -1760,7 +1652,6 @@ pub struct VgpuSchedulerState {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerState {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1772,7 +1663,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStat
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v2_t::default();
         r.engineId = self.engine_id.bits() as _;
         r.schedulerPolicy = self.scheduler_policy;
@@ -1783,7 +1673,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState 
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
     fn from_raw(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuSchedulerState {
             engine_id: VgpuSchedulerEngineType::from_bits_retain(r.engineId as _),
             scheduler_policy: r.schedulerPolicy,
@@ -1797,7 +1686,6 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStat
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
     fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
         r.version = sys::nvmlVgpuSchedulerState_v1 as _;
         r.engineId = self.engine_id.bits() as _;
@@ -1814,7 +1702,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState 
 impl serde::Serialize for VgpuSchedulerState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuSchedulerState", 5)?;
         st.serialize_field("engine_id", &self.engine_id)?;
         st.serialize_field("scheduler_policy", &self.scheduler_policy)?;
@@ -1838,16 +1725,13 @@ pub struct VgpuTypeBar1Info {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn from_raw(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuTypeBar1Info {
             bar1_size: r.bar1Size,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn to_raw(&self) -> sys::nvmlVgpuTypeBar1Info_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeBar1Info_v1_t::default();
         r.version = sys::nvmlVgpuTypeBar1Info_v1 as _;
         r.bar1Size = self.bar1_size;
@@ -1858,7 +1742,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
 impl serde::Serialize for VgpuTypeBar1Info {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuTypeBar1Info", 1)?;
         st.serialize_field("bar1_size", &self.bar1_size)?;
         st.end()
@@ -1880,17 +1763,14 @@ pub struct VgpuTypeMaxInstance {
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn from_raw(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
-        #[allow(clippy::needless_update)]
         VgpuTypeMaxInstance {
             vgpu_type_id: r.vgpuTypeId,
             max_instance_per_gi: r.maxInstancePerGI,
-            ..Default::default()
         }
     }
 }
 impl crate::raw::ToRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn to_raw(&self) -> sys::nvmlVgpuTypeMaxInstance_v1_t {
-        #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeMaxInstance_v1_t::default();
         r.version = sys::nvmlVgpuTypeMaxInstance_v1 as _;
         r.vgpuTypeId = self.vgpu_type_id;
@@ -1902,7 +1782,6 @@ impl crate::raw::ToRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstanc
 impl serde::Serialize for VgpuTypeMaxInstance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
         let mut st = s.serialize_struct("VgpuTypeMaxInstance", 2)?;
         st.serialize_field("vgpu_type_id", &self.vgpu_type_id)?;
         st.serialize_field("max_instance_per_gi", &self.max_instance_per_gi)?;
@@ -1977,7 +1856,6 @@ impl VgpuSchedulerParams {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerParams_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerParams_t::default();
         match self {
             VgpuSchedulerParams::VgpuSchedData(v) => {
@@ -2095,7 +1973,6 @@ impl VgpuSchedulerSetParams {
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
     pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerSetParams_t) {
-        #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerSetParams_t::default();
         match self {
             VgpuSchedulerSetParams::VgpuSchedData(v) => {

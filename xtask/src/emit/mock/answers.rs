@@ -25,9 +25,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::emit::ByArea;
 use crate::emit::{c_ty, ident};
+use crate::emit::{Allow, ByArea, Uses};
 use crate::model::{Function, Model, RecordKind, Ty};
+use crate::plan::visit::{visit_all, RoleVisitor, Served};
 use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::Bindings;
@@ -160,10 +161,19 @@ fn readings(plan: &Plan) -> BTreeMap<&str, &[ParamPlan]> {
 
 /// Every function the mock can answer from data, in name order.
 pub(super) fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
+    data_functions_and_why_not(b, plan).0
+}
+
+/// [`data_functions`], and the queries a generated method follows that are not among them,
+/// each with the parameter whose role the answers cannot serve.
+pub(super) fn data_functions_and_why_not<'a>(
+    b: &'a Bindings,
+    plan: &'a Plan,
+) -> (Vec<Reading<'a>>, Vec<(String, String)>) {
     let plans = readings(plan);
-    let m = &b.model;
     let mut out = Vec::new();
-    'functions: for f in m.functions.values() {
+    let mut why_not = Vec::new();
+    for f in b.model.functions.values() {
         let Some(params) = plans.get(f.name.as_str()) else { continue };
         // A function the engine implements by hand (`gen-config/mock.yaml`) answers from data
         // only where a profile records its values.
@@ -171,81 +181,21 @@ pub(super) fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading
         if !is_query(&f.name) {
             continue;
         }
-        let mut object = Object::System;
-        let mut selectors = Vec::new();
-        let mut outs = Vec::new();
-        let mut record_inputs = Vec::new();
-        for (i, p) in params.iter().enumerate() {
-            let fp = &f.params[i];
-            match &p.role {
-                Role::SelfHandle => match &fp.ty {
-                    Ty::Named(n) => match Object::of(n) {
-                        Some(o) => object = o,
-                        None => continue 'functions,
-                    },
-                    _ => continue 'functions,
-                },
-                Role::In(v) => match selector_ty(b, v) {
-                    Some(t) => selectors.push((p.name.clone(), t)),
-                    None => continue 'functions,
-                },
-                Role::Out(v) | Role::InOut(v @ Val::Record(_)) => {
-                    let Some(ty) = val_ty(b, v) else { continue 'functions };
-                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
-                    let version = match v {
-                        Val::Record(r) => b.struct_versions.get(r).cloned(),
-                        _ => None,
-                    };
-                    let inout = matches!(p.role, Role::InOut(_));
-                    if let (true, Val::Record(r)) = (inout, v) {
-                        record_inputs.extend(inputs_of(b, plan, r).into_iter().map(|(f, t)| (p.name.clone(), f, t)));
-                    }
-                    outs.push(Out::Value { param: p.name.clone(), ty, rust: (**pointee).clone(), version, inout });
-                }
-                Role::StrBuf { size } => {
-                    let len = params.iter().find(|q| matches!(q.role, Role::StrLen { .. }));
-                    let len = match len.map(|q| (&q.role, q.name.clone())) {
-                        Some((Role::StrLen { by_ptr: true }, n)) => StrLen::ByPtr(n),
-                        Some((_, n)) => StrLen::ByValue(n),
-                        None => StrLen::Fixed(*size),
-                    };
-                    outs.push(Out::Str { param: p.name.clone(), len });
-                }
-                Role::StrLen { .. } | Role::Count { .. } => {}
-                Role::Array { val: v, unused: None } => {
-                    let Some(ty) = val_ty(b, v) else { continue 'functions };
-                    let Some((count, probe)) = params.iter().find_map(|q| match q.role {
-                        Role::Count { probe } => Some((q, probe)),
-                        _ => None,
-                    }) else {
-                        continue 'functions;
-                    };
-                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
-                    // A NULL array the header refuses: one without a size probe, unless the
-                    // header describes the probe all the same ("invoked with samples set to
-                    // NULL": nvmlDeviceGetSamples, which driver 580.159.04 answers).
-                    let doc = f.doc.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
-                    let own = f.docs.params.get(&p.name).map(|d| d.text.to_ascii_lowercase()).unwrap_or_default();
-                    let probe_described = [format!("{} set to NULL", p.name), format!("{} can be NULL", p.name)]
-                        .iter()
-                        .any(|t| doc.contains(t))
-                        || own.contains("can be null to discover")
-                        || f.docs.allows_null.contains(&p.name);
-                    let null_refused = matches!(probe, Probe::Capacity(_)) && !probe_described;
-                    outs.push(Out::List {
-                        count: count.name.clone(),
-                        array: p.name.clone(),
-                        ty,
-                        rust: (**pointee).clone(),
-                        null_refused,
-                        // A size query that answers success: the header does not say it answers
-                        // INSUFFICIENT_SIZE at all.
-                        probe_ok: probe_described && !doc.contains("NVML_ERROR_INSUFFICIENT_SIZE"),
-                    });
-                }
-                _ => continue 'functions,
-            }
+        let mut r = Answerable {
+            b,
+            plan,
+            f,
+            params,
+            object: Object::System,
+            selectors: Vec::new(),
+            outs: Vec::new(),
+            record_inputs: Vec::new(),
+        };
+        if let Err(why) = visit_all(&mut r, params) {
+            why_not.push((f.name.clone(), why));
+            continue;
         }
+        let Answerable { object, mut selectors, outs, record_inputs, .. } = r;
         if outs.is_empty() {
             continue;
         }
@@ -253,7 +203,155 @@ pub(super) fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading
         let record_inputs = record_inputs.into_iter().map(|(p, field, _)| (p, field)).collect();
         out.push(Reading { f, object, selectors, outs, params, hand, record_inputs });
     }
-    out
+    (out, why_not)
+}
+
+/// A function's reading as the answers take it, parameter by parameter.
+struct Answerable<'a> {
+    b: &'a Bindings,
+    plan: &'a Plan,
+    f: &'a Function,
+    params: &'a [ParamPlan],
+    object: Object,
+    selectors: Vec<(String, VTy)>,
+    outs: Vec<Out>,
+    /// `(parameter, field, type)` of the in/out records' input fields.
+    record_inputs: Vec<(String, String, VTy)>,
+}
+
+/// What the answers cannot take: a parameter the mock cannot fill from a profile's values.
+const NO_VALUES: &str = "the mock has no profile value for it";
+
+impl<'a> RoleVisitor<'a> for Answerable<'a> {
+    type Out = ();
+
+    fn self_handle(&mut self, p: &'a ParamPlan) -> Served<()> {
+        let Ty::Named(n) = &p.ty else { return Err("a handle the mock does not know by its type".into()) };
+        self.object = Object::of(n).ok_or_else(|| format!("`{n}` is no object the mock answers for"))?;
+        Ok(())
+    }
+
+    fn self_consumed(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err("a handle the call frees or destroys: no query".into())
+    }
+
+    fn by_value(&mut self, p: &'a ParamPlan, v: &'a Val) -> Served<()> {
+        let t = selector_ty(self.b, v).ok_or("a selector of a type no profile keys values by")?;
+        self.selectors.push((p.name.clone(), t));
+        Ok(())
+    }
+
+    fn in_str(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err("a string selector, which profiles do not key values by".into())
+    }
+
+    fn in_ptr(&mut self, _: &'a ParamPlan, _: &'a Val) -> Served<()> {
+        Err("an input by pointer, which profiles do not key values by".into())
+    }
+
+    fn in_out(&mut self, p: &'a ParamPlan, v: &'a Val) -> Served<()> {
+        let Val::Record(r) = v else { return Err("an in/out value that is no record".into()) };
+        self.record_inputs.extend(inputs_of(self.b, self.plan, r).into_iter().map(|(f, t)| (p.name.clone(), f, t)));
+        self.value(p, v, true)
+    }
+
+    fn out(&mut self, p: &'a ParamPlan, v: &'a Val) -> Served<()> {
+        self.value(p, v, false)
+    }
+
+    fn str_buf(&mut self, p: &'a ParamPlan, size: u64) -> Served<()> {
+        let len = self.params.iter().find(|q| matches!(q.role, Role::StrLen { .. }));
+        let len = match len.map(|q| (&q.role, q.name.clone())) {
+            Some((Role::StrLen { by_ptr: true }, n)) => StrLen::ByPtr(n),
+            Some((_, n)) => StrLen::ByValue(n),
+            None => StrLen::Fixed(size),
+        };
+        self.outs.push(Out::Str { param: p.name.clone(), len });
+        Ok(())
+    }
+
+    fn str_len(&mut self, _: &'a ParamPlan, _: bool) -> Served<()> {
+        // Written with its buffer (`str_buf`).
+        Ok(())
+    }
+
+    fn count(&mut self, _: &'a ParamPlan, _: Probe) -> Served<()> {
+        // Written with its arrays (`array`).
+        Ok(())
+    }
+
+    fn array(&mut self, p: &'a ParamPlan, v: &'a Val, unused: Option<&'a str>) -> Served<()> {
+        if let Some(u) = unused {
+            return Err(format!("an array whose `{u}` entries the method drops, which a profile's list cannot hold"));
+        }
+        let (b, f) = (self.b, self.f);
+        let ty = val_ty(b, v).ok_or(NO_VALUES)?;
+        let (count, probe) = self
+            .params
+            .iter()
+            .find_map(|q| match q.role {
+                Role::Count { probe } => Some((q, probe)),
+                _ => None,
+            })
+            .ok_or("an array without its count")?;
+        let Ty::Pointer { pointee, .. } = b.model.resolve_typedef(&p.ty) else {
+            return Err("an array that is no pointer".into());
+        };
+        // A NULL array the header refuses: one without a size probe, unless the header
+        // describes the probe all the same ("invoked with samples set to NULL":
+        // nvmlDeviceGetSamples, which driver 580.159.04 answers).
+        let doc = f.doc.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        let own = f.docs.params.get(&p.name).map(|d| d.text.to_ascii_lowercase()).unwrap_or_default();
+        let probe_described =
+            [format!("{} set to NULL", p.name), format!("{} can be NULL", p.name)].iter().any(|t| doc.contains(t))
+                || own.contains("can be null to discover")
+                || f.docs.allows_null.contains(&p.name);
+        let null_refused = matches!(probe, Probe::Capacity(_)) && !probe_described;
+        self.outs.push(Out::List {
+            count: count.name.clone(),
+            array: p.name.clone(),
+            ty,
+            rust: (**pointee).clone(),
+            null_refused,
+            // A size query that answers success: the header does not say it answers
+            // INSUFFICIENT_SIZE at all.
+            probe_ok: probe_described && !doc.contains("NVML_ERROR_INSUFFICIENT_SIZE"),
+        });
+        Ok(())
+    }
+
+    fn capped_count(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err("an out-only count, which the answers do not write".into())
+    }
+
+    fn capped(&mut self, _: &'a ParamPlan, _: &'a Val, _: u64) -> Served<()> {
+        Err("an array of an out-only count, which the answers do not write".into())
+    }
+
+    fn sized_len(&mut self, _: &'a ParamPlan, _: bool, _: Option<u64>) -> Served<()> {
+        Err("the length of a caller-sized array, which the answers do not write".into())
+    }
+
+    fn sized_array(&mut self, _: &'a ParamPlan, _: &'a Val, _: bool, _: Option<&'a str>) -> Served<()> {
+        Err("a caller-sized array, which the answers do not write".into())
+    }
+}
+
+impl Answerable<'_> {
+    /// An out- or in/out value (`inout`).
+    fn value(&mut self, p: &ParamPlan, v: &Val, inout: bool) -> Served<()> {
+        let b = self.b;
+        let ty = val_ty(b, v).ok_or(NO_VALUES)?;
+        let Ty::Pointer { pointee, .. } = b.model.resolve_typedef(&p.ty) else {
+            return Err("an output that is no pointer".into());
+        };
+        let version = match v {
+            Val::Record(r) => b.struct_versions.get(r).cloned(),
+            _ => None,
+        };
+        self.outs.push(Out::Value { param: p.name.clone(), ty, rust: (**pointee).clone(), version, inout });
+        Ok(())
+    }
 }
 
 /// The input fields of an in/out record that select an answer: those the plan reads as inputs
@@ -619,20 +717,17 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         /// with the versions of that record's layouts a caller may set: the layout of the
         /// function's prototype first, then the others newest first. Sorted by function.
         // The constants are `c_uint` or `c_int`, by the header's spelling.
-        #[allow(clippy::unnecessary_cast)]
         pub static VERSIONED: [(&str, &[(u32, &str)]); #versioned_count] = [#(#versioned),*];
     };
     (out, facts)
 }
 
 /// What every file of `tables/` starts with.
-pub fn tables_prelude(_: &[TokenStream], _: bool) -> TokenStream {
-    quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use super::super::super::schema::{Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T};
-    }
+pub fn tables_prelude(uses: &Uses, _: bool) -> TokenStream {
+    uses.import(
+        quote!(super::super::super::schema),
+        &["Field", "FunctionSchema", "ObjectKind", "Output", "RecordSchema", "Shape", "T"],
+    )
 }
 
 /// `answers/`: the answer of every function answered from data, and the functions that fill
@@ -708,21 +803,33 @@ pub(super) fn layouts(b: &Bindings, newest: &str) -> Vec<(String, String)> {
 }
 
 /// What every file of `answers/` starts with.
-pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+pub fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let others = uses.glob(quote!(super), uses.elsewhere());
+    let answer = uses
+        .import(quote!(super::super::super::answer), &["array", "chars", "record_layout", "Answer", "Object", "Val"]);
+    let ffi = uses.import(
+        quote!(super::super::super::ffi),
+        &["check_version", "put", "put_counted", "put_list", "put_sized_str", "put_str"],
+    );
+    let id = uses.import(quote!(super::super::names), &["id"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-        // Values convert with `as` to whatever C type a field has, the same one included.
-        #![allow(clippy::unnecessary_cast)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
-        use super::*;
-        use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-        use super::super::super::ffi::{check_version, put, put_counted, put_list, put_sized_str, put_str};
-        use super::super::names::id;
+        #c
+        #sys
+        #others
+        #answer
+        #ffi
+        #id
     }
 }
+
+/// What every file of `answers/` allows, and why.
+pub const ALLOWS: &[Allow] = &[
+    ("clippy::unnecessary_cast", "Values convert with `as` to whatever C type a field has, the same one included."),
+    ("clippy::too_many_arguments", "An answer takes a function's C parameters, as many as nvml.h gives."),
+    ("unused_variables", "An answer takes every C parameter of its function; the profile's values need not all."),
+];
 
 fn collect(m: &Model, b: &Bindings, t: &VTy, records: &mut BTreeSet<String>, enums: &mut BTreeSet<String>) {
     match t {
@@ -972,7 +1079,6 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
     let doc = format!(" `{fname}` from the profile's values.");
     quote! {
         #[doc = #doc]
-        #[allow(clippy::too_many_arguments, unused_variables)]
         pub fn #name<A: Answer + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
             #null_check
             #(#versions)*
@@ -1090,10 +1196,11 @@ fn older_builder(m: &Model, b: &Bindings, old: &str, newest: &str) -> TokenStrea
         Some(quote!(if let Some(x) = v.get(#n) { #set }))
     });
     let doc = format!(" Sets the fields of the older layout `{old}` from a value of `{newest}`.");
+    let sets: Vec<TokenStream> = sets.collect();
+    let (v, o) = value_and_out(!sets.is_empty());
     quote! {
         #[doc = #doc]
-        #[allow(unused_variables)]
-        pub(crate) fn #name(v: &Val, out: &mut #rt) {
+        pub(crate) fn #name(#v: &Val, #o: &mut #rt) {
             #(#sets)*
         }
     }
@@ -1132,12 +1239,22 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
         let set = set_field(m, &ft, n, &f.ty);
         Some(quote!(if let Some(x) = v.get(#n) { #set }))
     });
+    let sets: Vec<TokenStream> = sets.collect();
+    let (v, o) = value_and_out(!sets.is_empty());
     quote! {
         #[doc = #doc]
-        #[allow(unused_variables)]
-        pub(crate) fn #name(v: &Val, out: &mut #rt) {
+        pub(crate) fn #name(#v: &Val, #o: &mut #rt) {
             #(#sets)*
         }
+    }
+}
+
+/// The parameters of a record's setter: `v` and `out`, or `_v` and `_out` for one that sets
+/// nothing (`used` false).
+fn value_and_out(used: bool) -> (proc_macro2::Ident, proc_macro2::Ident) {
+    match used {
+        true => (ident("v"), ident("out")),
+        false => (ident("_v"), ident("_out")),
     }
 }
 

@@ -22,9 +22,11 @@ use quote::quote;
 
 use super::answers::{data_functions, field_ty, layouts, newest_field, same_fields, value_types};
 use super::answers::{Object, Out, Reading, StrLen, VTy};
-use crate::emit::{c_ty, ident, ByArea};
+use crate::diag::Diagnostics;
+use crate::emit::{c_ty, ident, Allow, ByArea, Uses};
 use crate::model::{Model, RecordKind, Ty};
-use crate::plan::{Plan, Probe, Role};
+use crate::plan::visit::{visit_all, RoleVisitor, Served};
+use crate::plan::{ParamPlan, Plan, Probe, Val};
 use crate::rules::Bindings;
 
 /// The buffer given to a string whose length the caller passes (by value or by pointer).
@@ -32,7 +34,8 @@ const STRING_BUFFER: u64 = 4096;
 
 /// `capture/`: a reader per function answered from data, the readers of the records their
 /// values are made of, and `mod.rs`'s table of the readers by name.
-pub fn readers(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
+/// A function answered from data that no reader reads is a note in `d`.
+pub fn readers(b: &Bindings, plan: &Plan, d: &mut Diagnostics) -> (ByArea, TokenStream) {
     let m = &b.model;
     let functions: Vec<Reading> = data_functions(b, plan).into_iter().filter(|r| reads_only(&r.f.name)).collect();
     let (records, _) = value_types(b, &functions);
@@ -41,7 +44,13 @@ pub fn readers(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
     let mut olders = BTreeMap::new();
     for r in &functions {
         let area = b.area(&r.f.name, r.f.line);
-        let Some(reader) = reader(b, r) else { continue };
+        let reader = match reader(b, r) {
+            Ok(reader) => reader,
+            Err(why) => {
+                d.note(&r.f.name, format!("answered from a profile's values, but capture does not record it: {why}"));
+                continue;
+            }
+        };
         table.insert(r.f.name.clone(), ident(&area.module));
         out.push(area, reader);
         for o in &r.outs {
@@ -79,27 +88,38 @@ pub fn readers(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
 }
 
 /// What every file of `capture/` starts with.
-pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+pub fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let null = uses.import(quote!(core::ptr), &["null_mut"]);
+    let map = uses.import(quote!(std::collections), &["BTreeMap"]);
+    let others = uses.glob(quote!(super), uses.elsewhere());
+    let answer = uses.import(quote!(super::super::super::answer), &["Object", "Val"]);
+    let ffi = uses.import(quote!(super::super::super::ffi), &["call", "union_member"]);
+    let reading = uses.import(
+        quote!(super::super::super::reading),
+        &["array_ptr", "c_string", "selector", "trimmed", "without_version", "Cx", "Mode"],
+    );
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-        // Values convert with `as` from whatever C type a field has.
-        #![allow(clippy::unnecessary_cast)]
-        // A capture reads deprecated functions too: drivers still export and answer them.
-        #![allow(deprecated)]
-        // A reader sets the fields a call needs on a zeroed record.
-        #![allow(clippy::field_reassign_with_default)]
-
-        use core::ffi::*;
-        use core::ptr::null_mut;
-        use std::collections::BTreeMap;
-        use nvml_sys::*;
-        use super::*;
-        use super::super::super::answer::{Object, Val};
-        use super::super::super::ffi::{call, union_member};
-        use super::super::super::reading::{array_ptr, c_string, selector, trimmed, without_version, Cx, Mode};
+        #c
+        #null
+        #map
+        #sys
+        #others
+        #answer
+        #ffi
+        #reading
     }
 }
+
+/// What every file of `capture/` allows, and why.
+pub const ALLOWS: &[Allow] = &[
+    ("clippy::unnecessary_cast", "Values convert with `as` from whatever C type a field has, the same one included."),
+    ("deprecated", "A capture reads deprecated functions too: drivers still export and answer them."),
+    ("clippy::field_reassign_with_default", "A reader sets the fields a call needs on a zeroed record."),
+    ("clippy::too_many_arguments", "A reader passes a function's C parameters, as many as nvml.h gives."),
+    ("unused_variables", "A reader declares every selector and output a call may take; a mode leaves some unread."),
+];
 
 /// Whether a function's name says it only reads: its first verb (a CamelCase word; `EventSet`
 /// and `GpuSet` are nouns) is `Get`, `Query` or `Is`. Anything else (`Lock`, `Set`, `Reset`,
@@ -132,14 +152,15 @@ fn older_reader_name(old: &str, newest: &str) -> proc_macro2::Ident {
     ident(&format!("read_{old}_as_{newest}"))
 }
 
-/// The reader of one function, or `None` for a shape it does not read (two lists).
-fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
+/// The reader of one function, or why it cannot read its shape (two lists, a role it does not
+/// take).
+fn reader(b: &Bindings, r: &Reading) -> Result<TokenStream, String> {
     let m = &b.model;
     let f = r.f;
     let fname = f.name.as_str();
     let name = ident(fname);
     if r.outs.iter().filter(|o| matches!(o, Out::List { .. })).count() > 1 {
-        return None;
+        return Err("two lists in one call".into());
     }
     // The handle the call is for.
     let handle = match (r.object, f.params.first()) {
@@ -158,164 +179,20 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
             quote!(let Object::#variant(#p) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };)
         }
     };
-    let mut locals = Vec::new();
-    let mut args = Vec::new();
-    let mut selector_index = 0usize;
     let reads: Vec<proc_macro2::Ident> = (0..r.outs.len()).map(|i| ident(&format!("v_{i}"))).collect();
-    // The first output: NULL in the `Null` mode.
-    let mut first_value = true;
-    let mut list: Option<(proc_macro2::Ident, proc_macro2::Ident)> = None;
-    let mut retry = quote!();
-    let single = r.outs.len() == 1;
-    for (i, p) in r.params.iter().enumerate() {
-        let fp = &f.params[i];
-        let pn = ident(&p.name);
-        match &p.role {
-            Role::SelfHandle => args.push(quote!(#pn)),
-            Role::In(_) => {
-                let t = c_ty(&fp.ty);
-                let k = Literal::usize_unsuffixed(selector_index);
-                selector_index += 1;
-                locals.push(quote!(let #pn = selector(s, #k) as #t;));
-                args.push(quote!(#pn));
-            }
-            Role::Out(_) | Role::InOut(_) => {
-                let index = out_index(r, &p.name)?;
-                let Out::Value { ty, rust, version, .. } = &r.outs[index] else { return None };
-                let o = ident(&format!("o_{index}"));
-                let rt = c_ty(rust);
-                // The local is of the layout read: the newest of the family where the
-                // parameter's type is an older one (the header's `..._v2_t *info` of a function
-                // that takes v3 too), passed through a cast.
-                let (local, at) = match ty {
-                    VTy::Record(rec) if !matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) => {
-                        let rec = ident(rec);
-                        (quote!(#rec), quote!(&mut #o as *mut #rec as *mut #rt))
-                    }
-                    _ => (rt.clone(), quote!(&mut #o)),
-                };
-                let ptr = ident(&format!("p_{index}"));
-                let set_version = match (ty, version) {
-                    (VTy::Record(_), Some(v)) => {
-                        let v = ident(v);
-                        quote!(#o.version = if cx.mode == Mode::WrongVersion { 0 } else { #v as _ };)
-                    }
-                    _ => quote!(),
-                };
-                let null = first_value;
-                first_value = false;
-                // The record's input fields: the selector values after the inputs by value.
-                let n_params = r.selectors.len() - r.record_inputs.len();
-                let set_inputs = r.record_inputs.iter().enumerate().filter(|(_, (param, _))| *param == p.name).map(
-                    |(k, (_, field))| {
-                        let (fi, k) = (ident(field), Literal::usize_unsuffixed(n_params + k));
-                        quote!(#o.#fi = selector(s, #k) as _;)
-                    },
-                );
-                let set_inputs: Vec<TokenStream> = set_inputs.collect();
-                // The first output is NULL in the `Null` mode.
-                let null_or = if null { quote!(if cx.mode == Mode::Null { null_mut() } else { #at }) } else { at };
-                locals.push(quote! {
-                    let mut #o: #local = Default::default();
-                    #(#set_inputs)*
-                    #set_version
-                    let #ptr: *mut #rt = #null_or;
-                });
-                args.push(quote!(#ptr));
-                // A versioned record alone: older layouts after a refused version.
-                let older = match ty {
-                    VTy::Record(newest) if version.is_some() && single => layouts(b, newest),
-                    _ => Vec::new(),
-                };
-                if older.len() > 1 {
-                    let steps = older.iter().skip(1).map(|(old, c)| {
-                        let (ot, cv, oi) = (ident(old), ident(c), ident("older"));
-                        let convert = if same_fields(m, b, old, newest_of(ty)) {
-                            reader_name(old)
-                        } else {
-                            older_reader_name(old, newest_of(ty))
-                        };
-                        let call = call_expr(&name, &args_with(&args, &ptr, quote!(&mut #oi as *mut #ot as *mut #rt)));
-                        quote! {
-                            if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
-                                let mut #oi: #ot = Default::default();
-                                #oi.version = #cv as _;
-                                code = #call;
-                                if code == NVML_SUCCESS {
-                                    value = Some(#convert(&#oi));
-                                } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
-                                    cx.refused.insert(#c);
-                                }
-                            }
-                        }
-                    });
-                    let newest_constant = older[0].1.as_str();
-                    retry = quote! {
-                        if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
-                            cx.refused.insert(#newest_constant);
-                        }
-                        #(#steps)*
-                    };
-                }
-            }
-            Role::StrBuf { size } => {
-                let index = out_index(r, &p.name)?;
-                let Out::Str { len, .. } = &r.outs[index] else { return None };
-                let n = match len {
-                    StrLen::Fixed(n) => *n,
-                    _ => STRING_BUFFER.max(*size),
-                };
-                let n = Literal::usize_unsuffixed(n as usize);
-                let buf = ident(&format!("o_{index}"));
-                locals.push(quote!(let mut #buf = vec![0 as c_char; #n];));
-                args.push(quote!(#buf.as_mut_ptr()));
-            }
-            Role::StrLen { by_ptr } => {
-                let t = c_ty(&fp.ty);
-                let n = Literal::u64_unsuffixed(STRING_BUFFER);
-                if *by_ptr {
-                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { return None };
-                    let pt = c_ty(pointee);
-                    locals.push(quote!(let mut #pn: #pt = #n as #pt;));
-                    args.push(quote!(&mut #pn));
-                } else {
-                    locals.push(quote!(let #pn = #n as #t;));
-                    args.push(quote!(#pn));
-                }
-            }
-            Role::Count { probe } => {
-                let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { return None };
-                let pt = c_ty(pointee);
-                let (array, elem) = r.outs.iter().find_map(|o| match o {
-                    Out::List { count, array, rust, .. } if *count == p.name => Some((array.clone(), rust.clone())),
-                    _ => None,
-                })?;
-                let start = match probe {
-                    Probe::Capacity(n) => *n,
-                    _ => 0,
-                };
-                let (a, et) = (ident(&array), c_ty(&elem));
-                let items = if start == 0 {
-                    quote!(Vec::new())
-                } else {
-                    let n = Literal::usize_unsuffixed(start as usize);
-                    quote!(vec![Default::default(); #n])
-                };
-                let start = Literal::usize_unsuffixed(start as usize);
-                locals.push(quote! {
-                    let mut #pn: #pt = #start as #pt;
-                    let mut #a: Vec<#et> = #items;
-                });
-                args.push(quote!(&mut #pn));
-                list = Some((pn.clone(), a));
-            }
-            Role::Array { .. } => {
-                let a = ident(&p.name);
-                args.push(quote!(array_ptr(&mut #a)));
-            }
-            _ => return None,
-        }
-    }
+    let mut parts = ReaderParts {
+        b,
+        r,
+        name: name.clone(),
+        locals: Vec::new(),
+        args: Vec::new(),
+        selector_index: 0,
+        first_value: true,
+        list: None,
+        retry: quote!(),
+    };
+    visit_all(&mut parts, r.params)?;
+    let ReaderParts { locals, args, list, retry, .. } = parts;
     let call = call_expr(&name, &args);
     // The values, once the call succeeded.
     let values = r.outs.iter().enumerate().map(|(index, o)| {
@@ -378,9 +255,8 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
         },
     };
     let doc = format!(" Reads `{fname}` through the library: its values, or the code it answers.");
-    Some(quote! {
+    Ok(quote! {
         #[doc = #doc]
-        #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
         pub fn #name(cx: &mut Cx, object: Object, s: &[i64]) -> Result<Vec<Val>, nvmlReturn_t> {
             let f = match cx.lib.#name() {
                 Ok(f) => f,
@@ -396,6 +272,249 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
             Ok(vec![#(#reads),*])
         }
     })
+}
+
+/// What each parameter of a reader's call contributes: its locals, its argument, and for
+/// the count of a list or a versioned record alone, how the call is retried.
+struct ReaderParts<'r, 'a> {
+    b: &'r Bindings,
+    r: &'r Reading<'a>,
+    /// The reader's function.
+    name: proc_macro2::Ident,
+    locals: Vec<TokenStream>,
+    args: Vec<TokenStream>,
+    /// The next selector value an input by value takes.
+    selector_index: usize,
+    /// Whether no output has come yet: the first is NULL in the `Null` mode.
+    first_value: bool,
+    /// The count and array locals of the call's list, if it has one.
+    list: Option<(proc_macro2::Ident, proc_macro2::Ident)>,
+    /// The calls with older layouts after a refused version.
+    retry: TokenStream,
+}
+
+/// What a reader does not take: the answers (`answers::data_functions`) leave such functions
+/// out before a reader is written.
+const NOT_ANSWERED: &str = "not answered from data, so not read back";
+
+impl<'r, 'a> RoleVisitor<'a> for ReaderParts<'r, 'a> {
+    type Out = ();
+
+    fn self_handle(&mut self, p: &'a ParamPlan) -> Served<()> {
+        let pn = ident(&p.name);
+        self.args.push(quote!(#pn));
+        Ok(())
+    }
+
+    fn self_consumed(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn by_value(&mut self, p: &'a ParamPlan, _: &'a Val) -> Served<()> {
+        let pn = ident(&p.name);
+        let t = c_ty(&p.ty);
+        let k = Literal::usize_unsuffixed(self.selector_index);
+        self.selector_index += 1;
+        self.locals.push(quote!(let #pn = selector(s, #k) as #t;));
+        self.args.push(quote!(#pn));
+        Ok(())
+    }
+
+    fn in_str(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn in_ptr(&mut self, _: &'a ParamPlan, _: &'a Val) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn in_out(&mut self, p: &'a ParamPlan, _: &'a Val) -> Served<()> {
+        self.value(p)
+    }
+
+    fn out(&mut self, p: &'a ParamPlan, _: &'a Val) -> Served<()> {
+        self.value(p)
+    }
+
+    fn str_buf(&mut self, p: &'a ParamPlan, size: u64) -> Served<()> {
+        let index = out_index(self.r, &p.name).ok_or("a string buffer that is no output of the answer")?;
+        let Out::Str { len, .. } = &self.r.outs[index] else { return Err("a string buffer answered otherwise".into()) };
+        let n = match len {
+            StrLen::Fixed(n) => *n,
+            _ => STRING_BUFFER.max(size),
+        };
+        let n = Literal::usize_unsuffixed(n as usize);
+        let buf = ident(&format!("o_{index}"));
+        self.locals.push(quote!(let mut #buf = vec![0 as c_char; #n];));
+        self.args.push(quote!(#buf.as_mut_ptr()));
+        Ok(())
+    }
+
+    fn str_len(&mut self, p: &'a ParamPlan, by_ptr: bool) -> Served<()> {
+        let pn = ident(&p.name);
+        let t = c_ty(&p.ty);
+        let n = Literal::u64_unsuffixed(STRING_BUFFER);
+        if by_ptr {
+            let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&p.ty) else {
+                return Err("a length by pointer that is no pointer".into());
+            };
+            let pt = c_ty(pointee);
+            self.locals.push(quote!(let mut #pn: #pt = #n as #pt;));
+            self.args.push(quote!(&mut #pn));
+        } else {
+            self.locals.push(quote!(let #pn = #n as #t;));
+            self.args.push(quote!(#pn));
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, p: &'a ParamPlan, probe: Probe) -> Served<()> {
+        let pn = ident(&p.name);
+        let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&p.ty) else {
+            return Err("an in/out count that is no pointer".into());
+        };
+        let pt = c_ty(pointee);
+        let (array, elem) = self
+            .r
+            .outs
+            .iter()
+            .find_map(|o| match o {
+                Out::List { count, array, rust, .. } if *count == p.name => Some((array.clone(), rust.clone())),
+                _ => None,
+            })
+            .ok_or("a count of no list the answer writes")?;
+        let start = match probe {
+            Probe::Capacity(n) => n,
+            _ => 0,
+        };
+        let (a, et) = (ident(&array), c_ty(&elem));
+        let items = if start == 0 {
+            quote!(Vec::new())
+        } else {
+            let n = Literal::usize_unsuffixed(start as usize);
+            quote!(vec![Default::default(); #n])
+        };
+        let start = Literal::usize_unsuffixed(start as usize);
+        self.locals.push(quote! {
+            let mut #pn: #pt = #start as #pt;
+            let mut #a: Vec<#et> = #items;
+        });
+        self.args.push(quote!(&mut #pn));
+        self.list = Some((pn, a));
+        Ok(())
+    }
+
+    fn array(&mut self, p: &'a ParamPlan, _: &'a Val, _: Option<&'a str>) -> Served<()> {
+        let a = ident(&p.name);
+        self.args.push(quote!(array_ptr(&mut #a)));
+        Ok(())
+    }
+
+    fn capped_count(&mut self, _: &'a ParamPlan) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn capped(&mut self, _: &'a ParamPlan, _: &'a Val, _: u64) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn sized_len(&mut self, _: &'a ParamPlan, _: bool, _: Option<u64>) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn sized_array(&mut self, _: &'a ParamPlan, _: &'a Val, _: bool, _: Option<&'a str>) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+}
+
+impl ReaderParts<'_, '_> {
+    /// An out- or in/out value: a local of the layout read, its version and input fields set.
+    fn value(&mut self, p: &ParamPlan) -> Served<()> {
+        let (b, r) = (self.b, self.r);
+        let m = &b.model;
+        let single = r.outs.len() == 1;
+        let index = out_index(r, &p.name).ok_or("a value that is no output of the answer")?;
+        let Out::Value { ty, rust, version, .. } = &r.outs[index] else {
+            return Err("a value answered otherwise".into());
+        };
+        let o = ident(&format!("o_{index}"));
+        let rt = c_ty(rust);
+        // The local is of the layout read: the newest of the family where the
+        // parameter's type is an older one (the header's `..._v2_t *info` of a function
+        // that takes v3 too), passed through a cast.
+        let (local, at) = match ty {
+            VTy::Record(rec) if !matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) => {
+                let rec = ident(rec);
+                (quote!(#rec), quote!(&mut #o as *mut #rec as *mut #rt))
+            }
+            _ => (rt.clone(), quote!(&mut #o)),
+        };
+        let ptr = ident(&format!("p_{index}"));
+        let set_version = match (ty, version) {
+            (VTy::Record(_), Some(v)) => {
+                let v = ident(v);
+                quote!(#o.version = if cx.mode == Mode::WrongVersion { 0 } else { #v as _ };)
+            }
+            _ => quote!(),
+        };
+        let null = self.first_value;
+        self.first_value = false;
+        // The record's input fields: the selector values after the inputs by value.
+        let n_params = r.selectors.len() - r.record_inputs.len();
+        let set_inputs =
+            r.record_inputs.iter().enumerate().filter(|(_, (param, _))| *param == p.name).map(|(k, (_, field))| {
+                let (fi, k) = (ident(field), Literal::usize_unsuffixed(n_params + k));
+                quote!(#o.#fi = selector(s, #k) as _;)
+            });
+        let set_inputs: Vec<TokenStream> = set_inputs.collect();
+        // The first output is NULL in the `Null` mode.
+        let null_or = if null { quote!(if cx.mode == Mode::Null { null_mut() } else { #at }) } else { at };
+        self.locals.push(quote! {
+            let mut #o: #local = Default::default();
+            #(#set_inputs)*
+            #set_version
+            let #ptr: *mut #rt = #null_or;
+        });
+        self.args.push(quote!(#ptr));
+        // A versioned record alone: older layouts after a refused version.
+        let older = match ty {
+            VTy::Record(newest) if version.is_some() && single => layouts(b, newest),
+            _ => Vec::new(),
+        };
+        if older.len() > 1 {
+            let name = &self.name;
+            let args = &self.args;
+            let steps = older.iter().skip(1).map(|(old, c)| {
+                let (ot, cv, oi) = (ident(old), ident(c), ident("older"));
+                let convert = if same_fields(m, b, old, newest_of(ty)) {
+                    reader_name(old)
+                } else {
+                    older_reader_name(old, newest_of(ty))
+                };
+                let call = call_expr(name, &args_with(args, &ptr, quote!(&mut #oi as *mut #ot as *mut #rt)));
+                quote! {
+                    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+                        let mut #oi: #ot = Default::default();
+                        #oi.version = #cv as _;
+                        code = #call;
+                        if code == NVML_SUCCESS {
+                            value = Some(#convert(&#oi));
+                        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+                            cx.refused.insert(#c);
+                        }
+                    }
+                }
+            });
+            let newest_constant = older[0].1.as_str();
+            self.retry = quote! {
+                if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+                    cx.refused.insert(#newest_constant);
+                }
+                #(#steps)*
+            };
+        }
+        Ok(())
+    }
 }
 
 fn newest_of(t: &VTy) -> &str {

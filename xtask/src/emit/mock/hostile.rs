@@ -19,23 +19,35 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{area_of, by_area_trait, fallback, params, returns_status, DIR};
-use crate::emit::{ident, ret_ty, ByArea, Output};
+use crate::diag::Diagnostics;
+use crate::emit::{ident, ret_ty, ByArea, Output, Uses};
 use crate::model::{Function, Ty};
-use crate::plan::{Call, Plan, Role, Wrapping};
+use crate::plan::visit::{visit, RoleVisitor, Served};
+use crate::plan::{Call, ParamPlan, Plan, Probe, Role, Val, Wrapping};
 use crate::rules::Bindings;
 
-pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+/// Writes `hostile/`; a trusted reading whose outputs it cannot write is a note in `d`.
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let dir = PathBuf::from(DIR).join("hostile");
-    hostile(b, plan).write(out, &b.model, &dir, prelude, answer())
+    let mut areas = hostile(b, plan, d);
+    areas.allows = vec![
+        ("clippy::too_many_arguments", "A function takes its C parameters, as many as nvml.h gives."),
+        ("unused_variables", "A function takes every C parameter; one that answers a code only reads none."),
+    ];
+    areas.write(out, &b.model, &dir, prelude, answer())
 }
 
 /// The hostile mode's impl of each area's trait.
-fn hostile(b: &Bindings, plan: &Plan) -> ByArea {
+fn hostile(b: &Bindings, plan: &Plan, d: &mut Diagnostics) -> ByArea {
     let methods = b.model.functions.values().map(|f| {
         let name = ident(&f.name);
         let (decls, _) = params(f);
         let ret = ret_ty(&f.ret);
-        let (doc, body) = match (returns_status(f), trusted(plan, f).and_then(|c| writes(b, c))) {
+        let written = trusted(plan, f).map(|c| writes(b, c));
+        if let Ok(Err(why)) = &written {
+            d.note(&f.name, format!("the hostile mode answers a code only: {why}"));
+        }
+        let (doc, body) = match (returns_status(f), written.and_then(|w| w)) {
             (true, Ok(writes)) if writes.is_empty() => (None, quote!(self.code())),
             (true, Ok(writes)) => (None, quote!(let code = self.code(); #writes code)),
             (true, Err(_))
@@ -59,7 +71,6 @@ fn hostile(b: &Bindings, plan: &Plan) -> ByArea {
     });
     by_area_trait(b, methods, |t, methods| {
         quote! {
-            #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
             impl #t for Hostile {
                 #(#methods)*
             }
@@ -67,15 +78,15 @@ fn hostile(b: &Bindings, plan: &Plan) -> ByArea {
     })
 }
 
-fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+fn prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let answer = uses.import(quote!(super::super::super::answer), &["Answer", "Object", "Val"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
+        #c
+        #sys
         use super::super::api::*;
-        use super::super::super::answer::{Answer, Object, Val};
+        #answer
         use super::super::super::engine::hostile::Hostile;
     }
 }
@@ -87,18 +98,17 @@ fn answer() -> TokenStream {
         use super::super::answer::{Answer, Object, Val};
         use super::super::engine::hostile::Hostile;
 
-        #[allow(unused_variables)]
         impl Answer for Hostile {
-            fn unimplemented(&self, function: &'static str) -> nvmlReturn_t {
+            fn unimplemented(&self, _function: &'static str) -> nvmlReturn_t {
                 self.code()
             }
             // Every function is answered below, so the profile's values are never asked for.
             fn answer(
                 &self,
-                id: usize,
-                object: Object,
-                selectors: &[i64],
-                write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
+                _id: usize,
+                _object: Object,
+                _selectors: &[i64],
+                _write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
             ) -> nvmlReturn_t {
                 self.code()
             }
@@ -171,46 +181,17 @@ fn writes(b: &Bindings, call: &Call) -> Result<TokenStream, String> {
         return Err(format!("its {what} without {lacks}"));
     }
 
-    // Capacities, read before anything is written.
-    let mut first = Vec::new();
-    // Values, arrays and strings.
-    let mut then = Vec::new();
-    // Counts and lengths answered.
-    let mut last = Vec::new();
     // Whether the length of caller-sized arrays is in bytes.
-    let mut sized_bytes = false;
+    let sized_bytes = call.params.iter().find_map(|p| match p.role {
+        Role::SizedLen { bytes, .. } if kind(b, &p.ty) == Some(false) => Some(bytes),
+        _ => None,
+    });
+    let mut w =
+        Writes { b, sized_bytes: sized_bytes.unwrap_or(false), first: Vec::new(), then: Vec::new(), last: Vec::new() };
     for p in &call.params {
-        let name = ident(&p.name);
-        let kind = match b.model.resolve_typedef(&p.ty) {
-            Ty::Pointer { is_const: false, .. } => Some(true),
-            Ty::Pointer { .. } => None,
-            _ => Some(false),
-        };
-        let is_length =
-            matches!(p.role, Role::Count { .. } | Role::CappedCount | Role::StrLen { .. } | Role::SizedLen { .. });
-        match (&p.role, kind) {
-            (_, None) if is_length => return Err(format!("its count or length `{}` is a const pointer", p.name)),
-            (Role::Count { .. }, Some(true)) => {
-                first.push(quote!(let capacity = self.capacity(#name);));
-                last.push(quote!(self.count(#name, capacity, n);));
-            }
-            (Role::Count { .. }, _) => first.push(quote!(let capacity = self.length(#name);)),
-            (Role::CappedCount, Some(true)) => last.push(quote!(self.count(#name, capped_capacity, capped);)),
-            (Role::StrLen { .. }, Some(true)) => {
-                first.push(quote!(let str_capacity = self.capacity(#name);));
-                last.push(quote!(self.count(#name, str_capacity, needed);));
-            }
-            (Role::StrLen { .. }, _) => first.push(quote!(let str_capacity = self.length(#name);)),
-            (Role::SizedLen { bytes, .. }, Some(false)) => {
-                sized_bytes = *bytes;
-                first.push(quote!(let sized = self.length(#name);));
-            }
-            (Role::CappedCount | Role::SizedLen { .. }, _) => {
-                return Err(format!("its count or length `{}` is not of the kind its role needs", p.name))
-            }
-            _ => {}
-        }
+        visit(&mut w, p)?;
     }
+    let Writes { mut first, then, last, .. } = w;
     if let Some(Role::Capped { capacity, .. }) = capped.first().map(|p| &p.role) {
         if capped.iter().any(|p| !matches!(p.role, Role::Capped { capacity: c, .. } if c == *capacity)) {
             return Err("its out-only arrays differ in capacity".into());
@@ -225,16 +206,135 @@ fn writes(b: &Bindings, call: &Call) -> Result<TokenStream, String> {
         let size = Literal::usize_unsuffixed(*size as usize);
         first.push(quote!(let str_capacity: usize = #size;));
     }
-    for p in call.params.iter().filter(|p| writable(b, &p.ty)) {
-        let name = ident(&p.name);
-        match &p.role {
-            Role::Out(_) | Role::InOut(_) => then.push(quote!(self.value(#name);)),
-            Role::Array { .. } => then.push(quote!(self.array(#name, n);)),
-            Role::Capped { .. } => then.push(quote!(self.array(#name, capped);)),
-            Role::SizedArray { .. } => then.push(quote!(self.sized_array(#name, sized, #sized_bytes);)),
-            Role::StrBuf { .. } => then.push(quote!(let needed = self.string(#name, str_capacity);)),
-            _ => {}
-        }
-    }
     Ok(quote!(#(#first)* #(#then)* #(#last)*))
+}
+
+/// How a parameter's C type lets a count or length pass: through a pointer the library writes
+/// (`Some(true)`), by value (`Some(false)`), or through a const pointer (`None`).
+fn kind(b: &Bindings, t: &Ty) -> Option<bool> {
+    match b.model.resolve_typedef(t) {
+        Ty::Pointer { is_const: false, .. } => Some(true),
+        Ty::Pointer { .. } => None,
+        _ => Some(false),
+    }
+}
+
+/// The statements that write a call's outputs, by parameter: capacities read first, then
+/// values, arrays and strings, then the counts and lengths answered.
+struct Writes<'b> {
+    b: &'b Bindings,
+    /// Whether the length of caller-sized arrays is in bytes.
+    sized_bytes: bool,
+    first: Vec<TokenStream>,
+    then: Vec<TokenStream>,
+    last: Vec<TokenStream>,
+}
+
+impl Writes<'_> {
+    /// A count's or length's kind, which must not be a const pointer.
+    fn length_kind(&self, p: &ParamPlan) -> Served<bool> {
+        kind(self.b, &p.ty).ok_or_else(|| format!("its count or length `{}` is a const pointer", p.name))
+    }
+
+    /// A count or length `p`: the capacity it passes is read into the local `capacity` first;
+    /// through a pointer, the local `filled` is answered last.
+    fn capacity_of(&mut self, p: &ParamPlan, capacity: proc_macro2::Ident, filled: proc_macro2::Ident) -> Served<()> {
+        let name = ident(&p.name);
+        if self.length_kind(p)? {
+            self.first.push(quote!(let #capacity = self.capacity(#name);));
+            self.last.push(quote!(self.count(#name, #capacity, #filled);));
+        } else {
+            self.first.push(quote!(let #capacity = self.length(#name);));
+        }
+        Ok(())
+    }
+
+    /// Writes `statement` into `then` when the library may write through `p`.
+    fn then_if_writable(&mut self, p: &ParamPlan, statement: TokenStream) -> Served<()> {
+        if writable(self.b, &p.ty) {
+            self.then.push(statement);
+        }
+        Ok(())
+    }
+}
+
+/// Inputs are read by the caller's side only: nothing to write.
+impl<'c> RoleVisitor<'c> for Writes<'_> {
+    type Out = ();
+
+    fn self_handle(&mut self, _: &'c ParamPlan) -> Served<()> {
+        Ok(())
+    }
+
+    fn self_consumed(&mut self, _: &'c ParamPlan) -> Served<()> {
+        Ok(())
+    }
+
+    fn by_value(&mut self, _: &'c ParamPlan, _: &'c Val) -> Served<()> {
+        Ok(())
+    }
+
+    fn in_str(&mut self, _: &'c ParamPlan) -> Served<()> {
+        Ok(())
+    }
+
+    fn in_ptr(&mut self, _: &'c ParamPlan, _: &'c Val) -> Served<()> {
+        Ok(())
+    }
+
+    fn in_out(&mut self, p: &'c ParamPlan, _: &'c Val) -> Served<()> {
+        let name = ident(&p.name);
+        self.then_if_writable(p, quote!(self.value(#name);))
+    }
+
+    fn out(&mut self, p: &'c ParamPlan, _: &'c Val) -> Served<()> {
+        let name = ident(&p.name);
+        self.then_if_writable(p, quote!(self.value(#name);))
+    }
+
+    fn str_buf(&mut self, p: &'c ParamPlan, _: u64) -> Served<()> {
+        let name = ident(&p.name);
+        self.then_if_writable(p, quote!(let needed = self.string(#name, str_capacity);))
+    }
+
+    fn str_len(&mut self, p: &'c ParamPlan, _: bool) -> Served<()> {
+        self.capacity_of(p, ident("str_capacity"), ident("needed"))
+    }
+
+    fn count(&mut self, p: &'c ParamPlan, _: Probe) -> Served<()> {
+        self.capacity_of(p, ident("capacity"), ident("n"))
+    }
+
+    fn array(&mut self, p: &'c ParamPlan, _: &'c Val, _: Option<&'c str>) -> Served<()> {
+        let name = ident(&p.name);
+        self.then_if_writable(p, quote!(self.array(#name, n);))
+    }
+
+    fn capped_count(&mut self, p: &'c ParamPlan) -> Served<()> {
+        let name = ident(&p.name);
+        if !self.length_kind(p)? {
+            return Err(format!("its count or length `{}` is not of the kind its role needs", p.name));
+        }
+        self.last.push(quote!(self.count(#name, capped_capacity, capped);));
+        Ok(())
+    }
+
+    fn capped(&mut self, p: &'c ParamPlan, _: &'c Val, _: u64) -> Served<()> {
+        let name = ident(&p.name);
+        self.then_if_writable(p, quote!(self.array(#name, capped);))
+    }
+
+    fn sized_len(&mut self, p: &'c ParamPlan, _: bool, _: Option<u64>) -> Served<()> {
+        let name = ident(&p.name);
+        if self.length_kind(p)? {
+            return Err(format!("its count or length `{}` is not of the kind its role needs", p.name));
+        }
+        self.first.push(quote!(let sized = self.length(#name);));
+        Ok(())
+    }
+
+    fn sized_array(&mut self, p: &'c ParamPlan, _: &'c Val, _: bool, _: Option<&'c str>) -> Served<()> {
+        let (name, sized_bytes) = (ident(&p.name), self.sized_bytes);
+        self.then_if_writable(p, quote!(self.sized_array(#name, sized, #sized_bytes);))
+    }
 }

@@ -29,7 +29,8 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{c_ty, ident, ret_ty, ByArea, Output};
+use super::{c_ty, ident, ret_ty, ByArea, Output, Uses};
+use crate::diag::Diagnostics;
 use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
 use crate::plan::Plan;
@@ -39,20 +40,49 @@ use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml-mock/src/generated";
 
-pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+/// Why `answers/mod.rs` and `capture/mod.rs` allow unused re-exports.
+const FLAT: super::Allow = (
+    "unused_imports",
+    "Each area's items are re-exported for the other areas' `use super::*`; not every area's are used by another.",
+);
+
+/// Writes the mock's generated files into `out`; the getters it cannot answer from data, and
+/// those capture does not record, are notes in `d`.
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    api(b, plan).write(out, m, &dir.join("api"), api_prelude, api_modules(b))?;
-    dispatch(b, plan).write(out, m, &dir.join("dispatch"), dispatch_prelude, TokenStream::new())?;
-    answers::answers(b, plan).write(out, m, &dir.join("answers"), answers::prelude, TokenStream::new())?;
-    let (tables, facts) = answers::tables(b, plan);
+    let params = ("clippy::too_many_arguments", "A function takes its C parameters, as many as nvml.h gives.");
+    let mut api = api(b, plan);
+    api.allows =
+        vec![params, ("unused_variables", "A default method takes every C parameter; most answer without them.")];
+    api.write(out, m, &dir.join("api"), api_prelude, api_modules(b))?;
+    let mut dispatch = dispatch(b, plan);
+    dispatch.allows = vec![params];
+    dispatch.write(out, m, &dir.join("dispatch"), dispatch_prelude, TokenStream::new())?;
+    let mut answers = answers::answers(b, plan);
+    answers.allows = [answers::ALLOWS, &[FLAT]].concat();
+    answers.write(out, m, &dir.join("answers"), answers::prelude, TokenStream::new())?;
+    let (mut tables, facts) = answers::tables(b, plan);
+    tables.allows =
+        vec![("clippy::unnecessary_cast", "The version constants are `c_uint` or `c_int`, by the header's spelling.")];
     tables.write(out, m, &dir.join("tables"), answers::tables_prelude, facts)?;
-    exports(b, plan).write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
-    let (readers, readers_table) = capture::readers(b, plan);
+    let mut exports = exports(b, plan);
+    // The exports are symbols for the linker: nothing in Rust names them.
+    exports.private = true;
+    exports.write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
+    for (f, why) in answers::data_functions_and_why_not(b, plan).1 {
+        d.note(f, format!("not answered from a profile's values: {why}"));
+    }
+    let (mut readers, readers_table) = capture::readers(b, plan, d);
+    readers.allows = [capture::ALLOWS, &[FLAT]].concat();
     readers.write(out, m, &dir.join("capture"), capture::prelude, readers_table)?;
     let what = "Names of nvml.h's integer constants and functions, for profiles and fault specs.";
-    out.add_rust(m, dir.join("names.rs"), what, names(b))
+    let allows: &[super::Allow] = &[(
+        "non_upper_case_globals, dead_code",
+        "Each function's id is named as the function; the engine reads those it implements.",
+    )];
+    out.add_rust_then(m, dir.join("names.rs"), what, allows, names(b), "")
 }
 
 /// The area of every function, and its trait: `device_queries` → `DeviceQueriesApi`.
@@ -180,7 +210,6 @@ fn names(b: &Bindings) -> TokenStream {
         /// Each function's id (its index in [`FUNCTIONS`]), which the exports hand the engine
         /// with each call: the index of the function's row in the tables the engine resolves
         /// a profile into.
-        #[allow(non_upper_case_globals, dead_code)]
         pub mod id {
             #(#ids)*
         }
@@ -244,7 +273,6 @@ fn api(b: &Bindings, plan: &Plan) -> ByArea {
         quote! {
             /// The functions of this area of nvml.h, as methods of the mock's engine: part of
             /// [`Api`](super::Api).
-            #[allow(unused_variables, clippy::too_many_arguments)]
             pub trait #t: Answer {
                 #(#methods)*
             }
@@ -252,14 +280,14 @@ fn api(b: &Bindings, plan: &Plan) -> ByArea {
     })
 }
 
-fn api_prelude(_: &[TokenStream], _: bool) -> TokenStream {
+fn api_prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let answer = uses.import(quote!(super::super::super::answer), &["Answer"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
-        use super::super::super::answer::Answer;
+        #c
+        #sys
+        #answer
     }
 }
 
@@ -317,7 +345,6 @@ fn dispatch(b: &Bindings, plan: &Plan) -> ByArea {
     });
     by_area_trait(b, methods, |t, methods| {
         quote! {
-            #[allow(clippy::too_many_arguments)]
             impl #t for Engine {
                 #(#methods)*
             }
@@ -325,17 +352,26 @@ fn dispatch(b: &Bindings, plan: &Plan) -> ByArea {
     })
 }
 
-fn dispatch_prelude(_: &[TokenStream], _: bool) -> TokenStream {
+fn dispatch_prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let object = uses.import(quote!(super::super::super::answer), &["Object"]);
+    let engine = match uses.names("engine") {
+        true => quote!(
+            use super::super::super::engine::{self, Engine};
+        ),
+        false => quote!(
+            use super::super::super::engine::Engine;
+        ),
+    };
+    let id = uses.import(quote!(super::super::names), &["id"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
+        #c
+        #sys
         use super::super::api::*;
-        use super::super::super::answer::Object;
-        use super::super::super::engine::{self, Engine};
-        use super::super::names::id;
+        #object
+        #engine
+        #id
     }
 }
 
@@ -388,16 +424,17 @@ fn exports(b: &Bindings, plan: &Plan) -> ByArea {
     out
 }
 
-fn exports_prelude(_: &[TokenStream], _: bool) -> TokenStream {
+fn exports_prelude(uses: &Uses, _: bool) -> TokenStream {
+    let c = uses.c_types();
+    let sys = uses.glob(quote!(nvml_sys), uses.nvml_sys());
+    let answer = uses.import(quote!(super::super::super::answer), &["Call", "Object"]);
+    let engine = uses.import(quote!(super::super::super::engine), &["api_entry", "plain_entry"]);
+    let id = uses.import(quote!(super::super::names), &["id"]);
     quote! {
-        // Each area uses a part of what the areas share.
-        #![allow(unused_imports)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
-        use super::super::api::*;
-        use super::super::super::answer::{Call, Object};
-        use super::super::super::engine::{api_entry, plain_entry};
-        use super::super::names::id;
+        #c
+        #sys
+        #answer
+        #engine
+        #id
     }
 }

@@ -72,13 +72,11 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
         quote!(#count #call)
     });
     quote! {
-        #![allow(deprecated, clippy::all)]
         use super::handles::*;
         use crate::{Error, Nvml};
 
         /// One handle of each type to call methods on; `None` skips that type's methods.
         #[derive(Default)]
-        #[allow(dead_code)]
         pub struct Handles<'n> {
             #(#fields,)*
         }
@@ -101,10 +99,15 @@ fn wrap_lets(
     name: &proc_macro2::Ident,
     vals: &[TokenStream],
 ) -> TokenStream {
-    quote! {
-        out.push((#label, (|| {
-            #(#lets)*
-            Some(#receiver.#name(#(#vals),*).map(|_| ()))
-        })()));
+    let call = quote!(Some(#receiver.#name(#(#vals),*).map(|_| ())));
+    // A closure lets the handles a call needs be taken with `?`.
+    match lets {
+        [] => quote!(out.push((#label, #call));),
+        _ => quote! {
+            out.push((#label, (|| {
+                #(#lets)*
+                #call
+            })()));
+        },
     }
 }

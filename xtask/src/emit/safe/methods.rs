@@ -5,19 +5,22 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use super::types::{error_variant, field_conv, scalar};
+use super::convert::{error_variant, field_conv, scalar};
 use super::{rustdoc, Names};
+use crate::diag::Diagnostics;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{Function, Ty};
 use crate::plan::inout::{Across, Maps, RecordIo};
+use crate::plan::visit::{unserved, visit, RoleVisitor, Served};
 use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::names::snake;
 use crate::rules::Bindings;
 
 /// The planned methods, in the area of the function each calls: one `impl` block per owner
-/// in each area.
-pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
+/// in each area. A method a parameter of whose calls cannot be passed is left out, an error in
+/// `d`.
+pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea, d: &mut Diagnostics) {
     let mut by_area: BTreeMap<(Area, &Owner), Vec<&Method>> = BTreeMap::new();
     for m in &plan.methods {
         let area = match m.calls.first().and_then(|c| b.model.functions.get(&c.symbol)) {
@@ -36,7 +39,18 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
         let g = Gen { b, names, owner, io: &plan.record_io, layouts: &plan.older_layouts };
         let taken: std::collections::BTreeSet<&str> =
             plan.methods.iter().filter(|m| &m.owner == owner).map(|m| m.name.as_str()).collect();
-        let items = ms.iter().map(|m| g.method(m)).chain(ms.iter().filter_map(|m| g.count_method(m, &taken)));
+        let mut items = Vec::new();
+        let mut written = Vec::new();
+        for m in ms {
+            match g.method(m) {
+                Ok(method) => {
+                    items.push(method);
+                    written.push(m);
+                }
+                Err(why) => d.error(format!("method {}", m.name), format!("`{}` has no safe method: {why}", m.key)),
+            }
+        }
+        items.extend(written.iter().filter_map(|m| g.count_method(m, &taken)));
         let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
             Owner::Handle(h) => {
@@ -56,6 +70,210 @@ struct Gen<'a> {
     io: &'a BTreeMap<String, RecordIo>,
     /// Versioned records → their older layouts, newest first (the plan's).
     layouts: &'a BTreeMap<String, Vec<String>>,
+}
+
+/// What each parameter of call `c` contributes to it: `hp` is the parameter of the family's
+/// newest member, which gives the method's signature; `cx` what the parameters share.
+struct Parts<'g, 'a, 'c> {
+    g: &'g Gen<'a>,
+    c: &'c Call,
+    hp: &'c ParamPlan,
+    cx: CallCx<'c>,
+}
+
+impl Parts<'_, '_, '_> {
+    /// The method's argument for the parameter.
+    fn pn(&self) -> proc_macro2::Ident {
+        ident(&snake(&self.hp.name))
+    }
+
+    /// The local that holds the parameter's C value.
+    fn local(&self) -> proc_macro2::Ident {
+        ident(&format!("c_{}", snake(&self.hp.name)))
+    }
+
+    /// Why a member's parameter cannot be passed: the newest member reads it otherwise.
+    fn mismatch(&self, p: &ParamPlan) -> String {
+        format!(
+            "`{}` reads it as {}, the family's newest member (whose parameters the method takes) as {}",
+            self.c.symbol,
+            p.role.kind(),
+            self.hp.role.kind()
+        )
+    }
+}
+
+impl<'c> RoleVisitor<'c> for Parts<'_, '_, 'c> {
+    type Out = Part;
+
+    fn self_handle(&mut self, _: &'c ParamPlan) -> Served<Part> {
+        Ok(Part { arg: quote!(self.raw), ..Part::default() })
+    }
+
+    fn self_consumed(&mut self, _: &'c ParamPlan) -> Served<Part> {
+        Ok(Part { arg: quote!(this_raw), ..Part::default() })
+    }
+
+    fn by_value(&mut self, p: &'c ParamPlan, v: &'c Val) -> Served<Part> {
+        let Role::In(hv) = &self.hp.role else { return Err(self.mismatch(p)) };
+        let pn = self.pn();
+        // `None` for the value the header says stands for none.
+        let given = match self.hp.none {
+            Some(none) => {
+                let none = Literal::u64_unsuffixed(none);
+                quote!(#pn.unwrap_or(#none))
+            }
+            None => quote!(#pn),
+        };
+        Ok(Part { arg: self.g.input(v, hv, given), ..Part::default() })
+    }
+
+    fn in_str(&mut self, _: &'c ParamPlan) -> Served<Part> {
+        let (pn, local) = (self.pn(), self.local());
+        Ok(Part { pre: quote!(let #local = ffi::cstring(#pn)?;), arg: quote!(#local.as_ptr()), post: None })
+    }
+
+    fn in_ptr(&mut self, p: &'c ParamPlan, v: &'c Val) -> Served<Part> {
+        let Role::InPtr(hv) = &self.hp.role else { return Err(self.mismatch(p)) };
+        let (pn, local) = (self.pn(), self.local());
+        let value = match hv {
+            Val::Handle(_) => quote!(#pn.raw),
+            Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_) => self.g.to_c(v, quote!(#pn)),
+            _ => self.g.input(v, hv, quote!((*#pn))),
+        };
+        let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
+        let (mutable, arg) = if is_const { (None, quote!(&#local)) } else { (Some(quote!(mut)), quote!(&mut #local)) };
+        Ok(Part { pre: quote!(let #mutable #local = #value;), arg, post: None })
+    }
+
+    fn in_out(&mut self, p: &'c ParamPlan, v: &'c Val) -> Served<Part> {
+        let Role::InOut(hv) = &self.hp.role else { return Err(self.mismatch(p)) };
+        let (pn, local) = (self.pn(), self.local());
+        let given = match hv {
+            Val::Record(r) => self.g.inout_value(r, quote!((*#pn))),
+            _ => quote!((*#pn)),
+        };
+        let value = self.g.input(v, hv, given);
+        let out = self.g.output(v, hv, quote!(#local));
+        Ok(Part {
+            pre: quote!(let mut #local = #value;),
+            arg: self.g.record_arg(v, &p.ty, &local, &self.cx),
+            post: Some(match hv {
+                Val::Record(r) => self.g.inout_result(r, out),
+                _ => out,
+            }),
+        })
+    }
+
+    fn out(&mut self, p: &'c ParamPlan, v: &'c Val) -> Served<Part> {
+        let Role::Out(hv) = &self.hp.role else { return Err(self.mismatch(p)) };
+        let local = self.local();
+        let (t, init) = (self.g.raw_ty(v), self.g.raw_init(v));
+        Ok(Part {
+            pre: quote!(let mut #local: #t = #init;),
+            arg: self.g.record_arg(v, &p.ty, &local, &self.cx),
+            post: (!p.types_another).then(|| self.g.output(v, hv, quote!(#local))),
+        })
+    }
+
+    fn str_buf(&mut self, _: &'c ParamPlan, size: u64) -> Served<Part> {
+        let (local, n) = (self.local(), Literal::u64_unsuffixed(size));
+        Ok(Part {
+            pre: quote!(let mut #local = [0 as core::ffi::c_char; #n];),
+            arg: quote!(#local.as_mut_ptr()),
+            post: Some(quote!(ffi::string_from(&#local))),
+        })
+    }
+
+    fn str_len(&mut self, _: &'c ParamPlan, by_ptr: bool) -> Served<Part> {
+        let local = self.local();
+        let n = Literal::u64_unsuffixed(self.cx.string_size.unwrap_or(0));
+        Ok(match by_ptr {
+            true => Part { pre: quote!(let mut #local = #n as _;), arg: quote!(&mut #local), post: None },
+            false => Part { arg: quote!(#n as _), ..Part::default() },
+        })
+    }
+
+    fn count(&mut self, _: &'c ParamPlan, probe: Probe) -> Served<Part> {
+        self.cx.probe = Some(probe);
+        Ok(Part { arg: quote!(count), ..Part::default() })
+    }
+
+    fn array(&mut self, p: &'c ParamPlan, val: &'c Val, unused: Option<&'c str>) -> Served<Part> {
+        let Role::Array { val: hv, .. } = &self.hp.role else { return Err(self.mismatch(p)) };
+        let local = self.local();
+        self.cx.counted.push((local.clone(), val));
+        // `n`: the elements filled, as `fill_counted` answers.
+        let post = self.g.collect(val, hv, unused, quote!(#local.iter().take(n)));
+        Ok(Part { arg: quote!(ffi::ptr_or_null(&mut #local)), post: Some(post), ..Part::default() })
+    }
+
+    fn capped_count(&mut self, _: &'c ParamPlan) -> Served<Part> {
+        Ok(Part { arg: quote!(&mut c_count), ..Part::default() })
+    }
+
+    fn capped(&mut self, p: &'c ParamPlan, val: &'c Val, capacity: u64) -> Served<Part> {
+        let Role::Capped { val: hv, .. } = &self.hp.role else { return Err(self.mismatch(p)) };
+        let local = self.local();
+        let (t, init) = (self.g.raw_ty(val), self.g.raw_init(val));
+        let n = Literal::u64_unsuffixed(capacity);
+        let out = self.g.output(val, hv, quote!((*e)));
+        Ok(Part {
+            pre: quote! {
+                let mut #local: Vec<#t> = vec![#init; #n];
+                let mut c_count: core::ffi::c_uint = #n;
+            },
+            arg: quote!(#local.as_mut_ptr()),
+            post: Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect())),
+        })
+    }
+
+    fn sized_len(&mut self, _: &'c ParamPlan, bytes: bool, capacity: Option<u64>) -> Served<Part> {
+        let pn = self.pn();
+        let elems = match (&self.cx.sized_input, capacity) {
+            (Some(arr), _) => quote!(#arr.len()),
+            (None, Some(n)) => {
+                let n = Literal::u64_unsuffixed(n);
+                quote!(#n)
+            }
+            (None, None) => quote!(#pn as usize),
+        };
+        let elem = self.c.params.iter().find_map(|q| match &q.role {
+            Role::SizedArray { val, .. } => Some(self.g.raw_ty(val)),
+            _ => None,
+        });
+        let arg = match (bytes, elem) {
+            (true, Some(t)) => quote!(ffi::length(#elems, core::mem::size_of::<#t>())?),
+            _ => quote!(ffi::length(#elems, 1)?),
+        };
+        Ok(Part { arg, ..Part::default() })
+    }
+
+    fn sized_array(&mut self, p: &'c ParamPlan, val: &'c Val, input: bool, unused: Option<&'c str>) -> Served<Part> {
+        let Role::SizedArray { val: hv, .. } = &self.hp.role else { return Err(self.mismatch(p)) };
+        let (pn, local) = (self.pn(), self.local());
+        let t = self.g.raw_ty(val);
+        let pre = if input {
+            let conv = self.g.input(val, hv, quote!((*e)));
+            quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect();)
+        } else {
+            let init = self.g.raw_init(val);
+            let len = self.c.params.iter().find_map(|q| match &q.role {
+                Role::SizedLen { capacity: Some(n), .. } => {
+                    let n = Literal::u64_unsuffixed(*n);
+                    Some(quote!(#n))
+                }
+                Role::SizedLen { capacity: None, .. } => {
+                    let l = ident(&snake(&q.name));
+                    Some(quote!(ffi::checked_len(#l as usize)?))
+                }
+                _ => None,
+            });
+            quote!(let mut #local: Vec<#t> = vec![#init; #len];)
+        };
+        let post = self.g.collect(val, hv, unused, quote!(#local.iter()));
+        Ok(Part { pre, arg: quote!(#local.as_mut_ptr()), post: Some(post) })
+    }
 }
 
 /// What the parameters of one call share while each is read.
@@ -191,7 +409,7 @@ impl Gen<'_> {
                 let t = format_ident!("{n}");
                 quote!(#t::from_bits_retain(#x as _))
             }
-            Val::Record(n) => super::types::record_of(self.b, self.names, n, x, |p| {
+            Val::Record(n) => super::convert::record_of(self.b, self.names, n, x, |p| {
                 ident(&format!("c_{}", snake(p))).into_token_stream()
             }),
         }
@@ -208,7 +426,8 @@ impl Gen<'_> {
         }
     }
 
-    fn method(&self, m: &Method) -> TokenStream {
+    /// The method `m`, or why a parameter of a call it makes cannot be passed.
+    fn method(&self, m: &Method) -> Served<TokenStream> {
         let head = &m.calls[0];
         let f = &self.b.model.functions[&head.symbol];
         let lt = self.lifetime();
@@ -261,7 +480,7 @@ impl Gen<'_> {
         let release = consumes.then(|| quote!(let this_raw = self.release_raw();));
         let body = if m.calls.len() == 1 {
             let sym = ident(&head.symbol);
-            let call = self.layouts_call(head, head, m.returns.as_deref(), &ret);
+            let call = self.layouts_call(head, head, m.returns.as_deref(), &ret)?;
             quote! {
                 #release
                 let sym = #lib.#sym()?;
@@ -273,18 +492,19 @@ impl Gen<'_> {
             let tries = m.calls.iter().map(|c| {
                 let sym = ident(&c.symbol);
                 let call = match m.across.get(&c.symbol) {
-                    Some(a) => self.across_call(c, a),
-                    None => self.layouts_call(head, c, m.returns.as_deref(), &ret),
+                    Some(a) => self.across_call(c, a)?,
+                    None => self.layouts_call(head, c, m.returns.as_deref(), &ret)?,
                 };
-                quote! {
+                Ok(quote! {
                     if let Ok(sym) = lib.#sym() {
                         match (|| -> Result<#ret, Error> { #call })() {
                             Err(e @ Error::FunctionNotFound(_)) => missing = e,
                             result => return result,
                         }
                     }
-                }
+                })
             });
+            let tries: Vec<TokenStream> = tries.collect::<Served<_>>()?;
             let first = &head.symbol;
             quote! {
                 #release
@@ -343,7 +563,7 @@ impl Gen<'_> {
         });
         let receiver = if consumes { quote!(mut self) } else { quote!(&self) };
         let formers = m.former.iter().map(|old| former_method(old, &m.name, &receiver, &args, &arg_names, &ret));
-        quote! {
+        Ok(quote! {
             #docs
             #via
             #(#aliases)*
@@ -355,7 +575,7 @@ impl Gen<'_> {
                 #body
             }
             #(#formers)*
-        }
+        })
     }
 
     /// For a method that fetches a list by the count + array protocol, a method that asks only
@@ -392,7 +612,7 @@ impl Gen<'_> {
                     _ => None,
                 })
                 .collect();
-            Some(quote!(0 #(+ #sizes)*))
+            Some(sum(&sizes))
         };
         let call_args = |c: &Call| -> Option<Vec<TokenStream>> {
             c.params
@@ -505,9 +725,9 @@ impl Gen<'_> {
     fn inout_value(&self, r: &str, x: TokenStream) -> TokenStream {
         let Some(io) = self.io.get(r) else { return x };
         let t = self.names.ty(r);
-        let fields = io.inputs.iter().map(|f| super::types::field_ident(f));
-        let params = io.inputs.iter().map(|f| ident(&snake(f)));
-        quote!(#t { #(#fields: #params,)* ..Default::default() })
+        // Each parameter is named as its field.
+        let fields = io.inputs.iter().map(|f| super::convert::field_ident(f));
+        quote!(#t { #(#fields,)* ..Default::default() })
     }
 
     /// What the method returns of its head's in/out record `r` (safe value `x`): the only
@@ -515,7 +735,7 @@ impl Gen<'_> {
     fn inout_result(&self, r: &str, x: TokenStream) -> TokenStream {
         match self.single_output(r) {
             Some(f) => {
-                let f = super::types::field_ident(f);
+                let f = super::convert::field_ident(f);
                 quote!(#x.#f)
             }
             None => x,
@@ -527,7 +747,7 @@ impl Gen<'_> {
     fn traits(&self, role: &Role) -> (bool, bool) {
         match role.val() {
             Some(Val::Raw(_)) => (false, false),
-            Some(Val::Record(r)) => (!super::types::holds_union(&self.b.model, r), true),
+            Some(Val::Record(r)) => (!super::convert::holds_union(&self.b.model, r), true),
             _ => (true, true),
         }
     }
@@ -559,7 +779,7 @@ impl Gen<'_> {
             .iter()
             .filter(|p| self.traits(&p.role).1)
             .map(|p| {
-                let (key, fname) = (super::types::serde_key(&p.name), ident(&snake(&p.name)));
+                let (key, fname) = (super::convert::serde_key(&p.name), ident(&snake(&p.name)));
                 quote!(st.serialize_field(#key, &self.#fname)?;)
             })
             .collect();
@@ -799,13 +1019,13 @@ impl Gen<'_> {
     }
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
-    fn call(&self, head: &Call, c: &Call, returns: Option<&str>) -> TokenStream {
+    fn call(&self, head: &Call, c: &Call, returns: Option<&str>) -> Served<TokenStream> {
         self.call_cast(head, c, returns, false)
     }
 
     /// [`Gen::call`], with records passed through a pointer cast when `cast_records`.
-    fn call_cast(&self, head: &Call, c: &Call, returns: Option<&str>, cast_records: bool) -> TokenStream {
-        let mut cx = CallCx {
+    fn call_cast(&self, head: &Call, c: &Call, returns: Option<&str>, cast_records: bool) -> Served<TokenStream> {
+        let cx = CallCx {
             string_size: c.params.iter().find_map(|p| match p.role {
                 Role::StrBuf { size } => Some(size),
                 _ => None,
@@ -818,7 +1038,19 @@ impl Gen<'_> {
             probe: None,
             cast_records,
         };
-        let parts: Vec<Part> = c.params.iter().zip(&head.params).map(|(p, hp)| self.part(c, p, hp, &mut cx)).collect();
+        let (mut cx, mut parts) = (cx, Vec::new());
+        for (p, hp) in c.params.iter().zip(&head.params) {
+            let mut of = Parts { g: self, c, hp, cx };
+            // The method's parameters and result are the newest member's: a member must read
+            // each parameter in the same role (its value may be an older layout).
+            let part = match std::mem::discriminant(&p.role) == std::mem::discriminant(&hp.role) {
+                true => visit(&mut of, p),
+                false => Err(of.mismatch(p)),
+            };
+            let part = part.map_err(|why| unserved(p, &why));
+            cx = of.cx;
+            parts.push(part?);
+        }
         let pre = parts.iter().map(|p| &p.pre);
         let args: Vec<&TokenStream> = parts.iter().map(|p| &p.arg).collect();
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
@@ -836,17 +1068,17 @@ impl Gen<'_> {
             }
             _ => quote!((#(#posts),*)),
         };
-        quote! {
+        Ok(quote! {
             #(#pre)*
             #call
             Ok(#result)
-        }
+        })
     }
 
     /// The body calling `c` (see [`Gen::call`]), then, while the library answers
     /// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` (a driver that predates the record's layout), the
     /// same call with each older layout of its out- or in/out record, converted by field.
-    fn layouts_call(&self, head: &Call, c: &Call, returns: Option<&str>, ret: &TokenStream) -> TokenStream {
+    fn layouts_call(&self, head: &Call, c: &Call, returns: Option<&str>, ret: &TokenStream) -> Served<TokenStream> {
         let versioned: Vec<(usize, &Vec<String>)> = c
             .params
             .iter()
@@ -873,8 +1105,8 @@ impl Gen<'_> {
             .into_iter()
             .flat_map(|r| self.fills(r))
             .map(|(field, old)| {
-                let (f, call) = (ident(&snake(field)), self.call_cast(head, &variant(old), returns, true));
-                quote! {
+                let (f, call) = (ident(&snake(field)), self.call_cast(head, &variant(old), returns, true)?);
+                Ok(quote! {
                     let r = match r {
                         Ok(mut v) if v.#f.is_empty() => {
                             if let Ok(o) = (|| -> Result<#ret, Error> { #call })() {
@@ -884,11 +1116,11 @@ impl Gen<'_> {
                         }
                         r => r,
                     };
-                }
+                })
             })
-            .collect();
+            .collect::<Served<_>>()?;
         let mut tries = quote!();
-        let mut last = self.call(head, c, returns);
+        let mut last = self.call(head, c, returns)?;
         for (n, old) in older.iter().enumerate() {
             let fills = if n == 0 { &fills[..] } else { &[] };
             tries.extend(quote! {
@@ -898,9 +1130,9 @@ impl Gen<'_> {
                     return r;
                 }
             });
-            last = self.call_cast(head, &variant(old), returns, true);
+            last = self.call_cast(head, &variant(old), returns, true)?;
         }
-        quote!(#tries #last)
+        Ok(quote!(#tries #last))
     }
 
     /// The fields of `record` a `fill_from_older` rule takes from an older layout, with that
@@ -916,7 +1148,7 @@ impl Gen<'_> {
     /// The body calling `c`, a member of another shape than the newest: its parameters taken
     /// from the method's (the newest member's record inputs) and its outputs put in that record,
     /// which the method answers as the newest member's call does.
-    fn across_call(&self, c: &Call, a: &Across) -> TokenStream {
+    fn across_call(&self, c: &Call, a: &Across) -> Served<TokenStream> {
         let t = self.names.ty(&a.record);
         let (mut pre, mut args, mut sets, mut whole) = (Vec::new(), Vec::new(), Vec::new(), None);
         for (p, map) in c.params.iter().zip(&a.maps) {
@@ -924,12 +1156,12 @@ impl Gen<'_> {
             match (map, &p.role) {
                 (Maps::SelfHandle, _) => args.push(quote!(self.raw)),
                 (Maps::Input(f), Role::In(v)) => {
-                    let (x, fi) = (ident(&snake(f)), super::types::field_ident(f));
+                    let (x, fi) = (ident(&snake(f)), super::convert::field_ident(f));
                     args.push(self.to_c(v, quote!(#x)));
                     sets.push(quote!(r.#fi = #x;));
                 }
                 (Maps::Output(f), Role::Out(v)) => {
-                    let (ty, init, fi) = (self.raw_ty(v), self.raw_init(v), super::types::field_ident(f));
+                    let (ty, init, fi) = (self.raw_ty(v), self.raw_init(v), super::convert::field_ident(f));
                     pre.push(quote!(let mut #local: #ty = #init;));
                     args.push(quote!(&mut #local));
                     sets.push(quote!(r.#fi = #local as _;));
@@ -940,163 +1172,21 @@ impl Gen<'_> {
                     args.push(quote!(&mut #local));
                     whole = Some(self.convert(o, &a.record, self.safe_of(v, quote!(#local))));
                 }
-                (map, role) => {
-                    let msg = format!("generator bug: {map:?} for role {role:?}");
-                    args.push(quote!(compile_error!(#msg)));
+                (map, _) => {
+                    return Err(unserved(p, &format!("`{}` maps it as {map:?}, which its role cannot take", c.symbol)))
                 }
             }
         }
         let base = whole.unwrap_or_else(|| quote!(#t::default()));
         let result = self.inout_result(&a.record, quote!(r));
-        quote! {
+        let mutable = (!sets.is_empty()).then(|| quote!(mut));
+        Ok(quote! {
             #(#pre)*
             ffi::check(call!(sym(#(#args),*)))?;
-            #[allow(unused_mut)]
-            let mut r: #t = #base;
+            let #mutable r: #t = #base;
             #(#sets)*
             Ok(#result)
-        }
-    }
-
-    /// What parameter `p` of `c` (`hp` of the family's newest member, which gives the
-    /// method's signature) contributes to the call.
-    fn part<'c>(&self, c: &'c Call, p: &'c ParamPlan, hp: &ParamPlan, cx: &mut CallCx<'c>) -> Part {
-        let pn = ident(&snake(&hp.name));
-        let local = ident(&format!("c_{}", snake(&hp.name)));
-        let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
-        let mut part = Part::default();
-        match (&p.role, &hp.role) {
-            (Role::SelfHandle, _) => part.arg = quote!(self.raw),
-            (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
-            (Role::In(v), Role::In(hv)) => {
-                // `None` for the value the header says stands for none.
-                let given = match hp.none {
-                    Some(none) => {
-                        let none = Literal::u64_unsuffixed(none);
-                        quote!(#pn.unwrap_or(#none))
-                    }
-                    None => quote!(#pn),
-                };
-                part.arg = self.input(v, hv, given)
-            }
-            (Role::InStr, _) => {
-                part.pre = quote!(let #local = ffi::cstring(#pn)?;);
-                part.arg = quote!(#local.as_ptr());
-            }
-            (Role::InPtr(v), Role::InPtr(hv)) => {
-                let value = match hv {
-                    Val::Handle(_) => quote!(#pn.raw),
-                    Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_) => self.to_c(v, quote!(#pn)),
-                    _ => self.input(v, hv, quote!((*#pn))),
-                };
-                part.pre = quote!(let mut #local = #value;);
-                part.arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
-            }
-            (Role::InOut(v), Role::InOut(hv)) => {
-                let given = match hv {
-                    Val::Record(r) => self.inout_value(r, quote!((*#pn))),
-                    _ => quote!((*#pn)),
-                };
-                let value = self.input(v, hv, given);
-                part.pre = quote!(let mut #local = #value;);
-                part.arg = self.record_arg(v, &p.ty, &local, cx);
-                let out = self.output(v, hv, quote!(#local));
-                part.post = Some(match hv {
-                    Val::Record(r) => self.inout_result(r, out),
-                    _ => out,
-                });
-            }
-            (Role::Out(v), Role::Out(hv)) => {
-                let (t, init) = (self.raw_ty(v), self.raw_init(v));
-                part.pre = quote!(let mut #local: #t = #init;);
-                part.arg = self.record_arg(v, &p.ty, &local, cx);
-                part.post = (!p.types_another).then(|| self.output(v, hv, quote!(#local)));
-            }
-            (Role::StrBuf { size }, _) => {
-                let n = Literal::u64_unsuffixed(*size);
-                part.pre = quote!(let mut #local = [0 as core::ffi::c_char; #n];);
-                part.arg = quote!(#local.as_mut_ptr());
-                part.post = Some(quote!(ffi::string_from(&#local)));
-            }
-            (Role::StrLen { by_ptr }, _) => {
-                let n = Literal::u64_unsuffixed(cx.string_size.unwrap_or(0));
-                if *by_ptr {
-                    part.pre = quote!(let mut #local = #n as _;);
-                    part.arg = quote!(&mut #local);
-                } else {
-                    part.arg = quote!(#n as _);
-                }
-            }
-            (Role::Count { probe: pr }, _) => {
-                cx.probe = Some(*pr);
-                part.arg = quote!(count);
-            }
-            (Role::Array { val, unused }, Role::Array { val: hv, .. }) => {
-                cx.counted.push((local.clone(), val));
-                part.arg = quote!(ffi::ptr_or_null(&mut #local));
-                // `n`: the elements filled, as `fill_counted` answers.
-                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter().take(n))));
-            }
-            (Role::CappedCount, _) => part.arg = quote!(&mut c_count),
-            (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
-                let (t, init) = (self.raw_ty(val), self.raw_init(val));
-                let n = Literal::u64_unsuffixed(*capacity);
-                part.pre = quote! {
-                    let mut #local: Vec<#t> = vec![#init; #n];
-                    let mut c_count: core::ffi::c_uint = #n;
-                };
-                part.arg = quote!(#local.as_mut_ptr());
-                let out = self.output(val, hv, quote!((*e)));
-                part.post = Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect()));
-            }
-            (Role::SizedLen { bytes, capacity }, _) => {
-                let elems = match (&cx.sized_input, capacity) {
-                    (Some(arr), _) => quote!(#arr.len()),
-                    (None, Some(n)) => {
-                        let n = Literal::u64_unsuffixed(*n);
-                        quote!(#n)
-                    }
-                    (None, None) => quote!(#pn as usize),
-                };
-                let elem = c.params.iter().find_map(|q| match &q.role {
-                    Role::SizedArray { val, .. } => Some(self.raw_ty(val)),
-                    _ => None,
-                });
-                part.arg = match (bytes, elem) {
-                    (true, Some(t)) => quote!(ffi::length(#elems, core::mem::size_of::<#t>())?),
-                    _ => quote!(ffi::length(#elems, 1)?),
-                };
-            }
-            (Role::SizedArray { val, input: true, unused }, Role::SizedArray { val: hv, .. }) => {
-                let conv = self.input(val, hv, quote!((*e)));
-                let t = self.raw_ty(val);
-                part.pre = quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect(););
-                part.arg = quote!(#local.as_mut_ptr());
-                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
-            }
-            (Role::SizedArray { val, input: false, unused }, Role::SizedArray { val: hv, .. }) => {
-                let (t, init) = (self.raw_ty(val), self.raw_init(val));
-                let len = c.params.iter().find_map(|q| match &q.role {
-                    Role::SizedLen { capacity: Some(n), .. } => {
-                        let n = Literal::u64_unsuffixed(*n);
-                        Some(quote!(#n))
-                    }
-                    Role::SizedLen { capacity: None, .. } => {
-                        let l = ident(&snake(&q.name));
-                        Some(quote!(ffi::checked_len(#l as usize)?))
-                    }
-                    _ => None,
-                });
-                part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len];);
-                part.arg = quote!(#local.as_mut_ptr());
-                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
-            }
-            (r, h) => {
-                let msg = format!("generator bug: roles {r:?} / {h:?} do not match");
-                part.arg = quote!(compile_error!(#msg));
-            }
-        }
-        part
+        })
     }
 
     /// `&mut local` for an out- or in/out value; an older record layout is cast to the
@@ -1128,29 +1218,44 @@ impl Gen<'_> {
             let (t, init) = (self.raw_ty(v), self.raw_init(v));
             quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
         });
-        let sizes = counted.iter().map(|(_, v)| {
-            let t = self.raw_ty(v);
-            quote!(core::mem::size_of::<#t>())
-        });
+        let sizes: Vec<TokenStream> = counted
+            .iter()
+            .map(|(_, v)| {
+                let t = self.raw_ty(v);
+                quote!(core::mem::size_of::<#t>())
+            })
+            .collect();
+        let bytes = sum(&sizes);
+        // One array is the value itself, several a tuple.
+        let lists = match locals.as_slice() {
+            [one] => quote!(#one),
+            _ => quote!((#(#locals),*)),
+        };
         let probe = probe_tokens(probe);
         quote! {
-            let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
+            let (#lists, n) = ffi::fill_counted(#probe, #bytes, |capacity, count| {
                 #(#allocs)*
                 let code = call!(sym(#(#args),*));
-                (code, (#(#locals),*))
+                (code, #lists)
             })?;
         }
     }
 
     /// `Vec` of safe values from an iterator `it` over C values of type `v` (the head's
     /// `hv`), dropping entries equal to the `unused` constant.
-    fn collect(&self, v: &Val, hv: &Val, unused: &Option<String>, it: TokenStream) -> TokenStream {
-        let out = self.output(v, hv, quote!((*e)));
-        let keep = unused.as_ref().map(|c| {
+    fn collect(&self, v: &Val, hv: &Val, unused: Option<&str>, it: TokenStream) -> TokenStream {
+        let element = quote!((*e));
+        let out = self.output(v, hv, element.clone());
+        let keep = unused.map(|c| {
             let c = format_ident!("{c}");
             quote!(.filter(|e| **e != sys::#c as _))
         });
-        quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
+        // An element that is its own safe value is copied.
+        let each = match out.to_string() == element.to_string() {
+            true => quote!(.copied()),
+            false => quote!(.map(|e| #out)),
+        };
+        quote!(#it #keep #each.collect::<Vec<_>>())
     }
 
     /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
@@ -1168,6 +1273,15 @@ impl Gen<'_> {
             (Val::Record(o), Val::Record(n)) if o != n => self.convert(o, n, safe),
             _ => safe,
         }
+    }
+}
+
+/// `a + b + ...`, or `0` for no term.
+fn sum(terms: &[TokenStream]) -> TokenStream {
+    if terms.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(#terms)+*)
     }
 }
 

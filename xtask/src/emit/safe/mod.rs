@@ -10,6 +10,7 @@
 //! Generated code reaches the hand-written core only through `crate::` items that the core
 //! documents for it (`call!`, `ffi::*`, `Error`, the handle types), and holds no `unsafe`.
 
+mod convert;
 mod exercise;
 mod methods;
 mod readings;
@@ -25,13 +26,15 @@ use anyhow::Result;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{ByArea, GeneratedFile, Output};
+use super::{ByArea, GeneratedFile, Output, Uses};
+use crate::diag::Diagnostics;
 use crate::plan::{HandleKind, Plan};
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml/src/generated";
 
-pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+/// Writes the safe crate's files into `out`; what the emitters cannot serve goes to `d`.
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let names = Names::new(b, plan);
     let m = &b.model;
     let dir = PathBuf::from(DIR);
@@ -46,18 +49,50 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     }
     let mut areas = ByArea::default();
     types::types(b, &names, &mut areas);
-    methods::methods(b, plan, &names, &mut areas);
-    let prelude = |_: &[TokenStream], _| {
-        // Each area uses a part of the imports every area file starts with.
-        quote! {
-            #![allow(deprecated, unused_imports, unused_mut, unused_parens, unused_variables, clippy::all)]
-            use nvml_sys as sys;
-            use crate::ffi;
-            use crate::{Error, Nvml};
-            use super::handles::*;
-            use super::*;
-        }
+    methods::methods(b, plan, &names, &mut areas, d);
+    let handle_types: Vec<&str> = b.model.handles.keys().chain(b.ids.keys()).filter_map(|h| b.handle_type(h)).collect();
+    // Each area imports what its items name.
+    let prelude = |uses: &Uses, _| {
+        let sys = uses.names("sys").then(|| {
+            quote!(
+                use nvml_sys as sys;
+            )
+        });
+        let ffi = uses.import(quote!(crate), &["ffi"]);
+        let core = uses.import(quote!(crate), &["Error", "Nvml"]);
+        let handles = uses.any(handle_types.iter().copied()).then(|| {
+            quote!(
+                use super::handles::*;
+            )
+        });
+        let others = uses.elsewhere().then(|| {
+            quote!(
+                use super::*;
+            )
+        });
+        quote!(#sys #ffi #core #handles #others)
     };
+    areas.allows = vec![
+        (
+            "deprecated",
+            "Conversions, methods and their exercise reach the fields and functions nvml.h deprecates, which the API keeps.",
+        ),
+        (
+            "unused_parens",
+            "A C value is spliced into expressions as `(*x)`, parenthesized so that it binds as meant anywhere.",
+        ),
+        ("clippy::borrow_deref_ref", "A spliced `(*x)` may be borrowed again: `&(*x)`."),
+        ("clippy::double_parens", "A spliced `(*x)` may be an argument: `f((*x))`."),
+        (
+            "clippy::map_clone, clippy::iter_cloned_collect",
+            "Lists convert element by element; an element may convert to itself.",
+        ),
+        ("clippy::unnecessary_cast", "A cast that one header's C type needs is a no-op for another header's."),
+        (
+            "clippy::field_reassign_with_default",
+            "A raw layout starts zeroed, and its fields are set one by one (strings and arrays in place).",
+        ),
+    ];
     let modules = quote! {
         pub(crate) mod error;
         #[cfg(test)]

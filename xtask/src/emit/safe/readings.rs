@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::model::{HeaderInfo, Ty};
-use crate::plan::{Basis, Call, Owner, Plan, Probe, Role, Val, Wrapping};
+use crate::plan::visit::{visit, RoleVisitor, Served};
+use crate::plan::{Basis, Call, Owner, ParamPlan, Plan, Probe, Role, Val, Wrapping};
 use crate::rules::Bindings;
 
 /// The file's text.
@@ -17,7 +18,9 @@ pub fn readings(b: &Bindings, plan: &Plan) -> String {
         match read {
             Ok(call) => {
                 for p in &call.params {
-                    let _ = write!(out, " | {}: {}", p.name, role(b, plan, call, &p.role));
+                    // Every role has words: `Describe` never refuses one.
+                    let role = visit(&mut Describe { b, plan, call }, p).unwrap_or_else(|why| why);
+                    let _ = write!(out, " | {}: {role}", p.name);
                     if p.basis != Basis::Type {
                         let _ = write!(out, " [{}]", p.basis);
                     }
@@ -102,42 +105,97 @@ fn scalar(t: &Ty) -> String {
     }
 }
 
-fn role(b: &Bindings, plan: &Plan, call: &Call, r: &Role) -> String {
-    let v = |x: &Val| val(b, plan, x);
-    let unused = |u: &Option<String>| u.as_ref().map(|c| format!(", dropping {c}")).unwrap_or_default();
-    match r {
-        Role::SelfHandle => "self".into(),
-        Role::SelfConsumed => "self, taken by value (freed or destroyed)".into(),
-        Role::In(x) => format!("in {}", v(x)),
-        Role::InStr => "in &str".into(),
-        Role::InPtr(x) => format!("in &{}", v(x)),
-        Role::InOut(x) => format!("in/out {}", v(x)),
-        Role::Out(x) => format!("out {}", v(x)),
-        Role::StrBuf { size } => format!("string buffer of {size} bytes"),
-        Role::StrLen { .. } => "the string buffer's length".into(),
-        Role::Count { probe: Probe::Null } => "count of the arrays; NULL arrays ask for it".into(),
-        Role::Count { probe: Probe::NullSizeError } => {
-            "count of the arrays; NULL arrays ask for it, answered INSUFFICIENT_SIZE even when 0".into()
-        }
-        Role::Count { probe: Probe::Capacity(n) } => {
-            format!("count of the arrays; no NULL probe: {n} elements first, grown as asked")
-        }
-        Role::Array { val, unused: u } => {
-            let parallel = call.params.iter().filter(|p| matches!(p.role, Role::Array { .. })).count() > 1;
-            format!("{}array of {} by the count{}", if parallel { "parallel " } else { "" }, v(val), unused(u))
-        }
-        Role::CappedCount => "out-only count".into(),
-        Role::Capped { val, capacity } => format!("array of {}, {capacity} allocated", v(val)),
-        Role::SizedLen { bytes, capacity } => {
-            let unit = if *bytes { "bytes" } else { "elements" };
-            match capacity {
-                Some(n) => format!("length in {unit} of {n} elements"),
-                None => format!("length in {unit}, from the caller"),
+/// A parameter's role in words.
+struct Describe<'a> {
+    b: &'a Bindings,
+    plan: &'a Plan,
+    call: &'a Call,
+}
+
+impl Describe<'_> {
+    fn v(&self, x: &Val) -> String {
+        val(self.b, self.plan, x)
+    }
+}
+
+fn unused(u: Option<&str>) -> String {
+    u.map(|c| format!(", dropping {c}")).unwrap_or_default()
+}
+
+impl<'c> RoleVisitor<'c> for Describe<'_> {
+    type Out = String;
+
+    fn self_handle(&mut self, _: &'c ParamPlan) -> Served<String> {
+        Ok("self".into())
+    }
+
+    fn self_consumed(&mut self, _: &'c ParamPlan) -> Served<String> {
+        Ok("self, taken by value (freed or destroyed)".into())
+    }
+
+    fn by_value(&mut self, _: &'c ParamPlan, x: &'c Val) -> Served<String> {
+        Ok(format!("in {}", self.v(x)))
+    }
+
+    fn in_str(&mut self, _: &'c ParamPlan) -> Served<String> {
+        Ok("in &str".into())
+    }
+
+    fn in_ptr(&mut self, _: &'c ParamPlan, x: &'c Val) -> Served<String> {
+        Ok(format!("in &{}", self.v(x)))
+    }
+
+    fn in_out(&mut self, _: &'c ParamPlan, x: &'c Val) -> Served<String> {
+        Ok(format!("in/out {}", self.v(x)))
+    }
+
+    fn out(&mut self, _: &'c ParamPlan, x: &'c Val) -> Served<String> {
+        Ok(format!("out {}", self.v(x)))
+    }
+
+    fn str_buf(&mut self, _: &'c ParamPlan, size: u64) -> Served<String> {
+        Ok(format!("string buffer of {size} bytes"))
+    }
+
+    fn str_len(&mut self, _: &'c ParamPlan, _: bool) -> Served<String> {
+        Ok("the string buffer's length".into())
+    }
+
+    fn count(&mut self, _: &'c ParamPlan, probe: Probe) -> Served<String> {
+        Ok(match probe {
+            Probe::Null => "count of the arrays; NULL arrays ask for it".into(),
+            Probe::NullSizeError => {
+                "count of the arrays; NULL arrays ask for it, answered INSUFFICIENT_SIZE even when 0".into()
             }
-        }
-        Role::SizedArray { val, input: true, unused: u } => {
-            format!("input array of {} (returned updated){}", v(val), unused(u))
-        }
-        Role::SizedArray { val, input: false, unused: u } => format!("array of {} by the length{}", v(val), unused(u)),
+            Probe::Capacity(n) => format!("count of the arrays; no NULL probe: {n} elements first, grown as asked"),
+        })
+    }
+
+    fn array(&mut self, _: &'c ParamPlan, x: &'c Val, u: Option<&'c str>) -> Served<String> {
+        let parallel = self.call.params.iter().filter(|p| matches!(p.role, Role::Array { .. })).count() > 1;
+        Ok(format!("{}array of {} by the count{}", if parallel { "parallel " } else { "" }, self.v(x), unused(u)))
+    }
+
+    fn capped_count(&mut self, _: &'c ParamPlan) -> Served<String> {
+        Ok("out-only count".into())
+    }
+
+    fn capped(&mut self, _: &'c ParamPlan, x: &'c Val, capacity: u64) -> Served<String> {
+        Ok(format!("array of {}, {capacity} allocated", self.v(x)))
+    }
+
+    fn sized_len(&mut self, _: &'c ParamPlan, bytes: bool, capacity: Option<u64>) -> Served<String> {
+        let unit = if bytes { "bytes" } else { "elements" };
+        Ok(match capacity {
+            Some(n) => format!("length in {unit} of {n} elements"),
+            None => format!("length in {unit}, from the caller"),
+        })
+    }
+
+    fn sized_array(&mut self, _: &'c ParamPlan, x: &'c Val, input: bool, u: Option<&'c str>) -> Served<String> {
+        Ok(match input {
+            true => format!("input array of {} (returned updated){}", self.v(x), unused(u)),
+            false => format!("array of {} by the length{}", self.v(x), unused(u)),
+        })
     }
 }

@@ -10,7 +10,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{doc_aliases, field_conv, field_ident, from_raw, serde_key, to_raw, union_eq, union_fields};
+use super::convert::{doc_aliases, field_conv, field_ident, from_raw, serde_key, to_raw, union_eq, union_fields};
 use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
@@ -160,7 +160,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             });
             continue;
         }
-        let union = crate::rules::union_of(&b.model, &f.ty);
+        let union = crate::model::union_of(&b.model, &f.ty);
         if let (Some((_, name)), Some(u)) = (byte_unions.iter().find(|(v, _)| *v == f.name), union) {
             let members: Vec<String> = u.fields.iter().map(|g| format!("`{}`", g.name)).collect();
             let (bname, raw) = (ident(name), format_ident!("{}", u.name));
@@ -353,6 +353,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
     let mut sers: Vec<&TokenStream> = head.fields.iter().filter_map(|f| f.ser.as_ref()).collect();
     sers.extend(members.iter().filter(|m| m.older.is_some()).filter_map(|m| m.field.ser.as_ref()));
     let n_ser = Literal::usize_unsuffixed(sers.len());
+    let ser_mut = (!sers.is_empty()).then(|| quote!(mut));
     let cname = name.to_string();
     let mut convs = Vec::new();
     for l in &outs {
@@ -388,8 +389,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeStruct;
-                #[allow(unused_mut)]
-                let mut st = s.serialize_struct(#cname, #n_ser)?;
+                let #ser_mut st = s.serialize_struct(#cname, #n_ser)?;
                 #(#sers)*
                 st.end()
             }
@@ -430,6 +430,9 @@ fn conversions(
         }
     }
     froms.extend(list_entries(b, names, &family, l.record));
+    // The fields no layout value fills keep their defaults.
+    let rest =
+        (froms.len() < fields.iter().filter(|f| f.ident.is_some()).count()).then(|| quote!(..Default::default()));
     let mut tos = l.pre_to.clone();
     for g in &l.fields {
         let Some(gid) = &g.ident else { continue };
@@ -442,11 +445,11 @@ fn conversions(
             tos.push((g.to)(&fid));
         }
     }
+    let to_mut = (!tos.is_empty()).then(|| quote!(mut));
     let to = quote! {
         impl crate::raw::ToRaw<sys::#raw> for #name {
             fn to_raw(&self) -> sys::#raw {
-                #[allow(unused_mut)]
-                let mut r = sys::#raw::default();
+                let #to_mut r = sys::#raw::default();
                 #(#tos)*
                 r
             }
@@ -467,8 +470,7 @@ fn conversions(
                 impl #name {
                     #[doc = #d]
                     pub(crate) fn from_raw_typed(r: &sys::#raw, value_type: ValueType) -> Self {
-                        #[allow(clippy::needless_update)]
-                        #name { #(#froms,)* ..Default::default() }
+                        #name { #(#froms,)* #rest }
                     }
                 }
             }
@@ -476,8 +478,7 @@ fn conversions(
         None => quote! {
             impl crate::raw::FromRaw<sys::#raw> for #name {
                 fn from_raw(r: &sys::#raw) -> Self {
-                    #[allow(clippy::needless_update)]
-                    #name { #(#froms,)* ..Default::default() }
+                    #name { #(#froms,)* #rest }
                 }
             }
         },

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::types::error_variant;
+use super::convert::{enum_constant_names, error_variant};
 use super::Names;
 use crate::rules::names::{prefixed_name, snake};
 use crate::rules::Bindings;
@@ -58,7 +58,7 @@ impl Links {
         for e in m.enums.values() {
             let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
             let ty = names.ty(&e.name);
-            for (k, rust) in cnames.iter().zip(super::types::enum_constant_names(b, e)) {
+            for (k, rust) in cnames.iter().zip(enum_constant_names(b, e)) {
                 let target = match error_variant(m, k) {
                     Some(v) => format!("Error::{v}"),
                     None if *k == "NVML_SUCCESS" => continue,

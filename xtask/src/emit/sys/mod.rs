@@ -23,7 +23,7 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{c_ty, doc, ident, int_lit, ByArea, Output};
+use super::{c_ty, doc, ident, int_lit, ByArea, Output, Uses};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::Bindings;
 
@@ -40,20 +40,18 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     consts(b, &mut areas);
     functions(b, &mut areas);
     layout(b, &mut areas);
-    let prelude = |items: &[TokenStream], has_table: bool| {
-        let text: String = items.iter().map(|i| i.to_string()).collect();
-        let loader = (has_table || text.contains("NvmlLib")).then(|| {
-            quote!(
+    // Each area imports what its items (and its table's text) name.
+    // A `functions!` table (text) expands to code that names the loader's types.
+    let prelude = |uses: &Uses, has_table: bool| {
+        let c = uses.c_types();
+        let others = uses.glob(quote!(super), uses.elsewhere());
+        let loader = match has_table {
+            true => quote!(
                 use super::super::loader::{MissingSymbol, NvmlLib};
-            )
-        });
-        quote! {
-            #[allow(unused_imports)]
-            use core::ffi::*;
-            #[allow(unused_imports)]
-            use super::*;
-            #loader
-        }
+            ),
+            false => uses.import(quote!(super::super::loader), &["MissingSymbol", "NvmlLib"]),
+        };
+        quote!(#c #others #loader)
     };
     let version = &m.header.version;
     let symbols = symbols(b);
@@ -65,6 +63,8 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
         /// The version of the `nvml.h` these bindings were generated from.
         pub const HEADER_VERSION: &str = #version;
     };
+    areas.allows =
+        vec![("deprecated", "A function's resolver tries each of its versions, the deprecated ones included.")];
     areas.write(out, m, &dir, prelude, modules)
 }
 
@@ -276,7 +276,6 @@ fn family(api: &str, syms: &[String]) -> TokenStream {
         pub static #table: [&str; #n] = [#(#syms),*];
         impl NvmlLib {
             #res_doc
-            #[allow(deprecated)]
             pub fn #resolver(&self) -> Result<#ty, MissingSymbol> {
                 #(#tries)*
                 Err(MissingSymbol::new(&#table))

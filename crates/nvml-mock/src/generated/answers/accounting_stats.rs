@@ -37,18 +37,12 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{array, Answer, Object, Val};
+use super::super::super::ffi::{put, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetAccountingBufferSize` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -71,7 +65,6 @@ pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAccountingMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -94,7 +87,6 @@ pub fn nvmlDeviceGetAccountingMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAccountingPids` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingPids<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -117,7 +109,6 @@ pub fn nvmlDeviceGetAccountingPids<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAccountingStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingStats<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -142,7 +133,6 @@ pub fn nvmlDeviceGetAccountingStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAccountingStats_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingStats_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -168,7 +158,6 @@ pub fn nvmlDeviceGetAccountingStats_v2<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlAccountingStats_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlAccountingStats_st(v: &Val, out: &mut nvmlAccountingStats_st) {
     if let Some(x) = v.get("gpuUtilization") {
         out.gpuUtilization = x.uint() as c_uint;
@@ -193,7 +182,6 @@ pub(crate) fn fill_nvmlAccountingStats_st(v: &Val, out: &mut nvmlAccountingStats
     }
 }
 /// Sets the fields of `nvmlAccountingStats_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlAccountingStats_v2_t(
     v: &Val,
     out: &mut nvmlAccountingStats_v2_t,

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetAddressingMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -87,7 +82,6 @@ pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNumaNodeId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNumaNodeId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -110,7 +104,6 @@ pub fn nvmlDeviceGetNumaNodeId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRepairStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -149,7 +142,6 @@ pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetUnrepairableMemoryFlag_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

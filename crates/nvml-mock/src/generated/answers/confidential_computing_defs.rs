@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, Val};
 /// Sets the fields of `nvmlConfComputeGetKeyRotationThresholdInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(
     v: &Val,
     out: &mut nvmlConfComputeGetKeyRotationThresholdInfo_st,
@@ -61,7 +53,6 @@ pub(crate) fn fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(
     }
 }
 /// Sets the fields of `nvmlConfComputeGpuAttestationReport_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeGpuAttestationReport_st(
     v: &Val,
     out: &mut nvmlConfComputeGpuAttestationReport_st,
@@ -86,7 +77,6 @@ pub(crate) fn fill_nvmlConfComputeGpuAttestationReport_st(
     }
 }
 /// Sets the fields of `nvmlConfComputeGpuCertificate_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeGpuCertificate_st(
     v: &Val,
     out: &mut nvmlConfComputeGpuCertificate_st,
@@ -105,7 +95,6 @@ pub(crate) fn fill_nvmlConfComputeGpuCertificate_st(
     }
 }
 /// Sets the fields of `nvmlConfComputeMemSizeInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeMemSizeInfo_st(
     v: &Val,
     out: &mut nvmlConfComputeMemSizeInfo_st,
@@ -118,7 +107,6 @@ pub(crate) fn fill_nvmlConfComputeMemSizeInfo_st(
     }
 }
 /// Sets the fields of `nvmlConfComputeSystemCaps_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeSystemCaps_st(
     v: &Val,
     out: &mut nvmlConfComputeSystemCaps_st,
@@ -131,7 +119,6 @@ pub(crate) fn fill_nvmlConfComputeSystemCaps_st(
     }
 }
 /// Sets the fields of `nvmlConfComputeSystemState_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeSystemState_st(
     v: &Val,
     out: &mut nvmlConfComputeSystemState_st,
@@ -147,7 +134,6 @@ pub(crate) fn fill_nvmlConfComputeSystemState_st(
     }
 }
 /// Sets the fields of `nvmlSystemConfComputeSettings_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlSystemConfComputeSettings_v1_t(
     v: &Val,
     out: &mut nvmlSystemConfComputeSettings_v1_t,
@@ -169,7 +155,6 @@ pub(crate) fn fill_nvmlSystemConfComputeSettings_v1_t(
     }
 }
 /// Sets the fields of `nvmlSystemConfComputeSettings_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlSystemConfComputeSettings_v2_t(
     v: &Val,
     out: &mut nvmlSystemConfComputeSettings_v2_t,

@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, chars, Val};
 /// Sets the fields of `nvmlAdaptiveTgpModeInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlAdaptiveTgpModeInfo_v1_t(
     v: &Val,
     out: &mut nvmlAdaptiveTgpModeInfo_v1_t,
@@ -70,7 +62,6 @@ pub(crate) fn fill_nvmlAdaptiveTgpModeInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlClkMonFaultInfo_struct` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlClkMonFaultInfo_struct(
     v: &Val,
     out: &mut nvmlClkMonFaultInfo_struct,
@@ -83,7 +74,6 @@ pub(crate) fn fill_nvmlClkMonFaultInfo_struct(
     }
 }
 /// Sets the fields of `nvmlClkMonStatus_status` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlClkMonStatus_status(v: &Val, out: &mut nvmlClkMonStatus_status) {
     if let Some(x) = v.get("bGlobalStatus") {
         out.bGlobalStatus = x.uint() as c_uint;
@@ -103,7 +93,6 @@ pub(crate) fn fill_nvmlClkMonStatus_status(v: &Val, out: &mut nvmlClkMonStatus_s
     }
 }
 /// Sets the fields of `nvmlClockOffset_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlClockOffset_v1_t(v: &Val, out: &mut nvmlClockOffset_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -125,7 +114,6 @@ pub(crate) fn fill_nvmlClockOffset_v1_t(v: &Val, out: &mut nvmlClockOffset_v1_t)
     }
 }
 /// Sets the fields of `nvmlDeviceCurrentClockFreqs_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceCurrentClockFreqs_v1_t(
     v: &Val,
     out: &mut nvmlDeviceCurrentClockFreqs_v1_t,
@@ -138,7 +126,6 @@ pub(crate) fn fill_nvmlDeviceCurrentClockFreqs_v1_t(
     }
 }
 /// Sets the fields of `nvmlDevicePerfModes_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDevicePerfModes_v1_t(
     v: &Val,
     out: &mut nvmlDevicePerfModes_v1_t,
@@ -151,7 +138,6 @@ pub(crate) fn fill_nvmlDevicePerfModes_v1_t(
     }
 }
 /// Sets the fields of `nvmlDevicePowerMizerModes_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDevicePowerMizerModes_v1_t(
     v: &Val,
     out: &mut nvmlDevicePowerMizerModes_v1_t,
@@ -167,7 +153,6 @@ pub(crate) fn fill_nvmlDevicePowerMizerModes_v1_t(
     }
 }
 /// Sets the fields of `nvmlDramEncryptionInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDramEncryptionInfo_v1_t(
     v: &Val,
     out: &mut nvmlDramEncryptionInfo_v1_t,
@@ -180,7 +165,6 @@ pub(crate) fn fill_nvmlDramEncryptionInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlEccSramErrorStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccSramErrorStatus_v1_t(
     v: &Val,
     out: &mut nvmlEccSramErrorStatus_v1_t,
@@ -226,7 +210,6 @@ pub(crate) fn fill_nvmlEccSramErrorStatus_v1_t(
     }
 }
 /// Sets the fields of `nvmlFanSpeedInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlFanSpeedInfo_v1_t(v: &Val, out: &mut nvmlFanSpeedInfo_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -239,7 +222,6 @@ pub(crate) fn fill_nvmlFanSpeedInfo_v1_t(v: &Val, out: &mut nvmlFanSpeedInfo_v1_
     }
 }
 /// Sets the fields of `nvmlGpuDynamicPstatesInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st(
     v: &Val,
     out: &mut nvmlGpuDynamicPstatesInfo_st,
@@ -259,7 +241,6 @@ pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st(
     }
 }
 /// Sets the fields of `nvmlGpuDynamicPstatesInfo_st_utilization` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st_utilization(
     v: &Val,
     out: &mut nvmlGpuDynamicPstatesInfo_st_utilization,
@@ -278,14 +259,12 @@ pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st_utilization(
     }
 }
 /// Sets the fields of `nvmlHostname_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlHostname_v1_t(v: &Val, out: &mut nvmlHostname_v1_t) {
     if let Some(x) = v.get("value") {
         out.value = chars(x);
     }
 }
 /// Sets the fields of `nvmlMarginTemperature_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMarginTemperature_v1_t(
     v: &Val,
     out: &mut nvmlMarginTemperature_v1_t,
@@ -298,7 +277,6 @@ pub(crate) fn fill_nvmlMarginTemperature_v1_t(
     }
 }
 /// Sets the fields of `nvmlPlatformInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPlatformInfo_v2_t(v: &Val, out: &mut nvmlPlatformInfo_v2_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -326,7 +304,6 @@ pub(crate) fn fill_nvmlPlatformInfo_v2_t(v: &Val, out: &mut nvmlPlatformInfo_v2_
     }
 }
 /// Sets the fields of `nvmlProcessUtilizationSample_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlProcessUtilizationSample_st(
     v: &Val,
     out: &mut nvmlProcessUtilizationSample_st,
@@ -351,7 +328,6 @@ pub(crate) fn fill_nvmlProcessUtilizationSample_st(
     }
 }
 /// Sets the fields of `nvmlRemappedRowsInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRemappedRowsInfo_v2_t(
     v: &Val,
     out: &mut nvmlRemappedRowsInfo_v2_t,
@@ -376,7 +352,6 @@ pub(crate) fn fill_nvmlRemappedRowsInfo_v2_t(
     }
 }
 /// Sets the fields of the older layout `nvmlPlatformInfo_v1_t` from a value of `nvmlPlatformInfo_v2_t`.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPlatformInfo_v1_t_as_nvmlPlatformInfo_v2_t(
     v: &Val,
     out: &mut nvmlPlatformInfo_v1_t,

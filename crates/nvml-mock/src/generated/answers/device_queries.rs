@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_str};
 use super::super::names::id;
 /// `nvmlDeviceGetAPIRestriction` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBBXTimeData_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBBXTimeData_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -96,7 +90,6 @@ pub fn nvmlDeviceGetBBXTimeData_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetComputeMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -119,7 +112,6 @@ pub fn nvmlDeviceGetComputeMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetConfComputeGpuAttestationReport` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -145,7 +137,6 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetConfComputeGpuCertificate` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -169,7 +160,6 @@ pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetConfComputeMemSizeInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -193,7 +183,6 @@ pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetConfComputeProtectedMemoryUsage` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -217,7 +206,6 @@ pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDisplayActive` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDisplayActive<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -240,7 +228,6 @@ pub fn nvmlDeviceGetDisplayActive<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDisplayMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDisplayMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -263,7 +250,6 @@ pub fn nvmlDeviceGetDisplayMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDriverModel` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDriverModel<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -291,7 +277,6 @@ pub fn nvmlDeviceGetDriverModel<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDriverModel_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDriverModel_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -319,7 +304,6 @@ pub fn nvmlDeviceGetDriverModel_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuOperationMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuOperationMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -347,7 +331,6 @@ pub fn nvmlDeviceGetGpuOperationMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGspFirmwareMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGspFirmwareMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -375,7 +358,6 @@ pub fn nvmlDeviceGetGspFirmwareMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGspFirmwareVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGspFirmwareVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -392,7 +374,6 @@ pub fn nvmlDeviceGetGspFirmwareVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetLastBBXFlushTime` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetLastBBXFlushTime<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -420,7 +401,6 @@ pub fn nvmlDeviceGetLastBBXFlushTime<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPersistenceMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPersistenceMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -443,7 +423,6 @@ pub fn nvmlDeviceGetPersistenceMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeCapabilities<A: Answer + ?Sized>(
     a: &A,
     capabilities: *mut nvmlConfComputeSystemCaps_t,
@@ -466,7 +445,6 @@ pub fn nvmlSystemGetConfComputeCapabilities<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeGpusReadyState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeGpusReadyState<A: Answer + ?Sized>(
     a: &A,
     isAcceptingWork: *mut c_uint,
@@ -488,7 +466,6 @@ pub fn nvmlSystemGetConfComputeGpusReadyState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeKeyRotationThresholdInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
     a: &A,
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
@@ -531,7 +508,6 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeSettings` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
     a: &A,
     settings: *mut nvmlSystemConfComputeSettings_t,
@@ -574,7 +550,6 @@ pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeSettings_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
     a: &A,
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
@@ -641,7 +616,6 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetConfComputeState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeState<A: Answer + ?Sized>(
     a: &A,
     state: *mut nvmlConfComputeSystemState_t,

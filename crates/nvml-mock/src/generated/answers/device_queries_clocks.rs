@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetAdaptiveClockInfoStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -71,7 +66,6 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetApplicationsClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetApplicationsClock<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -95,7 +89,6 @@ pub fn nvmlDeviceGetApplicationsClock<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAutoBoostedClocksEnabled` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -123,7 +116,6 @@ pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetClkMonStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetClkMonStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -147,7 +139,6 @@ pub fn nvmlDeviceGetClkMonStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetClock<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -172,7 +163,6 @@ pub fn nvmlDeviceGetClock<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetClockInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetClockInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -196,7 +186,6 @@ pub fn nvmlDeviceGetClockInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetClockOffsets` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -231,7 +220,6 @@ pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCurrentClockFreqs` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -270,7 +258,6 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCurrentClocksEventReasons` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -293,7 +280,6 @@ pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCurrentClocksThrottleReasons` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -316,7 +302,6 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDefaultApplicationsClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDefaultApplicationsClock<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -340,7 +325,6 @@ pub fn nvmlDeviceGetDefaultApplicationsClock<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDynamicPstatesInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDynamicPstatesInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -364,7 +348,6 @@ pub fn nvmlDeviceGetDynamicPstatesInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpcClkMinMaxVfOffset` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -392,7 +375,6 @@ pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpcClkVfOffset` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpcClkVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -415,7 +397,6 @@ pub fn nvmlDeviceGetGpcClkVfOffset<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMaxClockInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMaxClockInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -439,7 +420,6 @@ pub fn nvmlDeviceGetMaxClockInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMaxCustomerBoostClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMaxCustomerBoostClock<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -463,7 +443,6 @@ pub fn nvmlDeviceGetMaxCustomerBoostClock<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemClkMinMaxVfOffset` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -491,7 +470,6 @@ pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemClkVfOffset` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemClkVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -514,7 +492,6 @@ pub fn nvmlDeviceGetMemClkVfOffset<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMinMaxClockOfPState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMinMaxClockOfPState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -544,7 +521,6 @@ pub fn nvmlDeviceGetMinMaxClockOfPState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPerformanceModes` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -583,7 +559,6 @@ pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPerformanceState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPerformanceState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -606,7 +581,6 @@ pub fn nvmlDeviceGetPerformanceState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSupportedClocksEventReasons` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -629,7 +603,6 @@ pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSupportedClocksThrottleReasons` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -652,7 +625,6 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSupportedGraphicsClocks` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedGraphicsClocks<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -676,7 +648,6 @@ pub fn nvmlDeviceGetSupportedGraphicsClocks<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSupportedMemoryClocks` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedMemoryClocks<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -699,7 +670,6 @@ pub fn nvmlDeviceGetSupportedMemoryClocks<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetViolationStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetViolationStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

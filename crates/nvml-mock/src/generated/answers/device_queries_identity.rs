@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_str};
 use super::super::names::id;
 /// `nvmlDeviceGetArchitecture` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -71,7 +66,6 @@ pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAttributes` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAttributes<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -95,7 +89,6 @@ pub fn nvmlDeviceGetAttributes<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetAttributes_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAttributes_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -119,7 +112,6 @@ pub fn nvmlDeviceGetAttributes_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBoardId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBoardId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -142,7 +134,6 @@ pub fn nvmlDeviceGetBoardId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBoardPartNumber` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBoardPartNumber<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -160,7 +151,6 @@ pub fn nvmlDeviceGetBoardPartNumber<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBrand` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -183,7 +173,6 @@ pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCount<A: Answer + ?Sized>(
     a: &A,
     deviceCount: *mut c_uint,
@@ -205,7 +194,6 @@ pub fn nvmlDeviceGetCount<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCount_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCount_v2<A: Answer + ?Sized>(
     a: &A,
     deviceCount: *mut c_uint,
@@ -227,7 +215,6 @@ pub fn nvmlDeviceGetCount_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCudaComputeCapability` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCudaComputeCapability<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -255,7 +242,6 @@ pub fn nvmlDeviceGetCudaComputeCapability<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuUptime_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuUptime_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -279,7 +265,6 @@ pub fn nvmlDeviceGetGpuUptime_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetHostname_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetHostname_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -303,7 +288,6 @@ pub fn nvmlDeviceGetHostname_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetIndex` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetIndex<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -326,7 +310,6 @@ pub fn nvmlDeviceGetIndex<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetInforomConfigurationChecksum` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -349,7 +332,6 @@ pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetInforomImageVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetInforomImageVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -367,7 +349,6 @@ pub fn nvmlDeviceGetInforomImageVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetInforomVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetInforomVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -386,7 +367,6 @@ pub fn nvmlDeviceGetInforomVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMinorNumber` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMinorNumber<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -409,7 +389,6 @@ pub fn nvmlDeviceGetMinorNumber<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetModuleId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetModuleId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -432,7 +411,6 @@ pub fn nvmlDeviceGetModuleId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMultiGpuBoard` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMultiGpuBoard<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -455,7 +433,6 @@ pub fn nvmlDeviceGetMultiGpuBoard<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetName` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetName<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -473,7 +450,6 @@ pub fn nvmlDeviceGetName<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNumGpuCores` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNumGpuCores<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -496,7 +472,6 @@ pub fn nvmlDeviceGetNumGpuCores<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPdi` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -533,7 +508,6 @@ pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPlatformInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -598,7 +572,6 @@ pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSerial` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSerial<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -616,7 +589,6 @@ pub fn nvmlDeviceGetSerial<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetUUID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetUUID<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -634,7 +606,6 @@ pub fn nvmlDeviceGetUUID<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVbiosVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVbiosVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetBAR1MemoryInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBAR1MemoryInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetBAR1MemoryInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBankRemapperStatus_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -96,7 +90,6 @@ pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDefaultEccMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDefaultEccMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -119,7 +112,6 @@ pub fn nvmlDeviceGetDefaultEccMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDetailedEccErrors` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDetailedEccErrors<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -145,7 +137,6 @@ pub fn nvmlDeviceGetDetailedEccErrors<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDramEncryptionMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -195,7 +186,6 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEccMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEccMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -223,7 +213,6 @@ pub fn nvmlDeviceGetEccMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemoryBusWidth` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemoryBusWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -246,7 +235,6 @@ pub fn nvmlDeviceGetMemoryBusWidth<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemoryErrorCounter` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemoryErrorCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -272,7 +260,6 @@ pub fn nvmlDeviceGetMemoryErrorCounter<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemoryInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemoryInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -296,7 +283,6 @@ pub fn nvmlDeviceGetMemoryInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMemoryInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemoryInfo_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -333,7 +319,6 @@ pub fn nvmlDeviceGetMemoryInfo_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRemappedRows` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRemappedRows<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -373,7 +358,6 @@ pub fn nvmlDeviceGetRemappedRows<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRemappedRows_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -397,7 +381,6 @@ pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRetiredPages` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRetiredPages<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -421,7 +404,6 @@ pub fn nvmlDeviceGetRetiredPages<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRetiredPagesPendingStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRetiredPagesPendingStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -444,7 +426,6 @@ pub fn nvmlDeviceGetRetiredPagesPendingStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRetiredPages_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRetiredPages_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -475,7 +456,6 @@ pub fn nvmlDeviceGetRetiredPages_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetRowRemapperHistogram` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRowRemapperHistogram<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -499,7 +479,6 @@ pub fn nvmlDeviceGetRowRemapperHistogram<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSramEccErrorStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -538,7 +517,6 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTotalEccErrors` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTotalEccErrors<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

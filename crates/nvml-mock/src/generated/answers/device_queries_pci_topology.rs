@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetBusType` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBusType<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -95,7 +89,6 @@ pub fn nvmlDeviceGetBusType<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetC2cModeInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetC2cModeInfoV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -119,7 +112,6 @@ pub fn nvmlDeviceGetC2cModeInfoV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCurrPcieLinkGeneration` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -142,7 +134,6 @@ pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCurrPcieLinkWidth` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -165,7 +156,6 @@ pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuFabricInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuFabricInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -189,7 +179,6 @@ pub fn nvmlDeviceGetGpuFabricInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuFabricInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -251,7 +240,6 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuFabricInfo_v4` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -275,7 +263,6 @@ pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuMaxPcieLinkGeneration` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -298,7 +285,6 @@ pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetIrqNum` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetIrqNum<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -321,7 +307,6 @@ pub fn nvmlDeviceGetIrqNum<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMaxPcieLinkGeneration` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -344,7 +329,6 @@ pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMaxPcieLinkWidth` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -367,7 +351,6 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPciInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPciInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -391,7 +374,6 @@ pub fn nvmlDeviceGetPciInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPciInfoExt` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPciInfoExt<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -428,7 +410,6 @@ pub fn nvmlDeviceGetPciInfoExt<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPciInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPciInfo_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -452,7 +433,6 @@ pub fn nvmlDeviceGetPciInfo_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPciInfo_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPciInfo_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -476,7 +456,6 @@ pub fn nvmlDeviceGetPciInfo_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPcieLinkMaxSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -499,7 +478,6 @@ pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPcieReplayCounter` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPcieReplayCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -522,7 +500,6 @@ pub fn nvmlDeviceGetPcieReplayCounter<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPcieSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPcieSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -545,7 +522,6 @@ pub fn nvmlDeviceGetPcieSpeed<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPcieThroughput` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPcieThroughput<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

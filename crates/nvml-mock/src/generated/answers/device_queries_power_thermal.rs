@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetAdaptiveTgpModeInfo_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCoolerInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -104,7 +98,6 @@ pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEnforcedPowerLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEnforcedPowerLimit<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -127,7 +120,6 @@ pub fn nvmlDeviceGetEnforcedPowerLimit<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFanControlPolicy_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFanControlPolicy_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -151,7 +143,6 @@ pub fn nvmlDeviceGetFanControlPolicy_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFanSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFanSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -174,7 +165,6 @@ pub fn nvmlDeviceGetFanSpeed<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFanSpeedRPM` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -206,7 +196,6 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFanSpeed_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFanSpeed_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -230,7 +219,6 @@ pub fn nvmlDeviceGetFanSpeed_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMarginTemperature` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -264,7 +252,6 @@ pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMinMaxFanSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -292,7 +279,6 @@ pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNumFans` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNumFans<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -315,7 +301,6 @@ pub fn nvmlDeviceGetNumFans<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerManagementDefaultLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -338,7 +323,6 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerManagementLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerManagementLimit<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -361,7 +345,6 @@ pub fn nvmlDeviceGetPowerManagementLimit<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerManagementLimitConstraints` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerManagementLimitConstraints<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -389,7 +372,6 @@ pub fn nvmlDeviceGetPowerManagementLimitConstraints<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerManagementMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerManagementMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -412,7 +394,6 @@ pub fn nvmlDeviceGetPowerManagementMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerMizerMode_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerMizerMode_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -436,7 +417,6 @@ pub fn nvmlDeviceGetPowerMizerMode_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerSource` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerSource<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -459,7 +439,6 @@ pub fn nvmlDeviceGetPowerSource<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -482,7 +461,6 @@ pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetPowerUsage` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerUsage<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -505,7 +483,6 @@ pub fn nvmlDeviceGetPowerUsage<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTargetFanSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -529,7 +506,6 @@ pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTemperature` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTemperature<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -553,7 +529,6 @@ pub fn nvmlDeviceGetTemperature<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTemperatureThreshold` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTemperatureThreshold<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -577,7 +552,6 @@ pub fn nvmlDeviceGetTemperatureThreshold<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTemperatureV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTemperatureV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -611,7 +585,6 @@ pub fn nvmlDeviceGetTemperatureV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetThermalSettings` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetThermalSettings<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -636,7 +609,6 @@ pub fn nvmlDeviceGetThermalSettings<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetTotalEnergyConsumption` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTotalEnergyConsumption<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -659,7 +631,6 @@ pub fn nvmlDeviceGetTotalEnergyConsumption<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlTemperature_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlTemperature_v1_t(v: &Val, out: &mut nvmlTemperature_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{Answer, Object, Val};
+use super::super::super::ffi::{put, put_counted, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetComputeRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeRunningProcesses<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -75,7 +70,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetComputeRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeRunningProcesses_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -102,7 +96,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetComputeRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeRunningProcesses_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -129,7 +122,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetDecoderUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDecoderUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -157,7 +149,6 @@ pub fn nvmlDeviceGetDecoderUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEncoderCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEncoderCapacity<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -181,7 +172,6 @@ pub fn nvmlDeviceGetEncoderCapacity<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEncoderSessions` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEncoderSessions<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -208,7 +198,6 @@ pub fn nvmlDeviceGetEncoderSessions<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEncoderStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEncoderStats<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -241,7 +230,6 @@ pub fn nvmlDeviceGetEncoderStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetEncoderUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEncoderUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -269,7 +257,6 @@ pub fn nvmlDeviceGetEncoderUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFBCSessions` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFBCSessions<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -296,7 +283,6 @@ pub fn nvmlDeviceGetFBCSessions<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetFBCStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFBCStats<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -320,7 +306,6 @@ pub fn nvmlDeviceGetFBCStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGraphicsRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -347,7 +332,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGraphicsRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -374,7 +358,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGraphicsRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -401,7 +384,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetJpgUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -429,7 +411,6 @@ pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMPSComputeRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -456,7 +437,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMPSComputeRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -483,7 +463,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMPSComputeRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -510,7 +489,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetOfaUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -538,7 +516,6 @@ pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetProcessUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetProcessUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -566,7 +543,6 @@ pub fn nvmlDeviceGetProcessUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSamples` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSamples<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -603,7 +579,6 @@ pub fn nvmlDeviceGetSamples<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetUtilizationRates` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetUtilizationRates<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -627,7 +602,6 @@ pub fn nvmlDeviceGetUtilizationRates<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDevicePerfMetricsGetSamples_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDevicePerfMetricsGetSamples_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,

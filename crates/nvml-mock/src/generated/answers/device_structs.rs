@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, chars, Val};
 /// Sets the fields of `nvmlBAR1Memory_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
     if let Some(x) = v.get("bar1Total") {
         out.bar1Total = x.uint() as c_ulonglong;
@@ -61,14 +53,12 @@ pub(crate) fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
     }
 }
 /// Sets the fields of `nvmlBBXTimeData_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBBXTimeData_v1_t(v: &Val, out: &mut nvmlBBXTimeData_v1_t) {
     if let Some(x) = v.get("timeRun") {
         out.timeRun = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlBridgeChipHierarchy_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBridgeChipHierarchy_st(
     v: &Val,
     out: &mut nvmlBridgeChipHierarchy_st,
@@ -88,7 +78,6 @@ pub(crate) fn fill_nvmlBridgeChipHierarchy_st(
     }
 }
 /// Sets the fields of `nvmlBridgeChipInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlBridgeChipInfo_st(v: &Val, out: &mut nvmlBridgeChipInfo_st) {
     if let Some(x) = v.get("type") {
         out.r#type = x.uint() as nvmlBridgeChipType_t;
@@ -98,14 +87,12 @@ pub(crate) fn fill_nvmlBridgeChipInfo_st(v: &Val, out: &mut nvmlBridgeChipInfo_s
     }
 }
 /// Sets the fields of `nvmlC2cModeInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlC2cModeInfo_v1_t(v: &Val, out: &mut nvmlC2cModeInfo_v1_t) {
     if let Some(x) = v.get("isC2cEnabled") {
         out.isC2cEnabled = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlCoolerInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlCoolerInfo_v1_t(v: &Val, out: &mut nvmlCoolerInfo_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -121,7 +108,6 @@ pub(crate) fn fill_nvmlCoolerInfo_v1_t(v: &Val, out: &mut nvmlCoolerInfo_v1_t) {
     }
 }
 /// Sets the fields of `nvmlDeviceAddressingMode_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceAddressingMode_v1_t(
     v: &Val,
     out: &mut nvmlDeviceAddressingMode_v1_t,
@@ -134,7 +120,6 @@ pub(crate) fn fill_nvmlDeviceAddressingMode_v1_t(
     }
 }
 /// Sets the fields of `nvmlDeviceAttributes_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttributes_st) {
     if let Some(x) = v.get("multiprocessorCount") {
         out.multiprocessorCount = x.uint() as c_uint;
@@ -165,7 +150,6 @@ pub(crate) fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttribut
     }
 }
 /// Sets the fields of `nvmlEccBankRemapperHistogram_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccBankRemapperHistogram_v1_t(
     v: &Val,
     out: &mut nvmlEccBankRemapperHistogram_v1_t,
@@ -178,7 +162,6 @@ pub(crate) fn fill_nvmlEccBankRemapperHistogram_v1_t(
     }
 }
 /// Sets the fields of `nvmlEccBankRemapperStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccBankRemapperStatus_v1_t(
     v: &Val,
     out: &mut nvmlEccBankRemapperStatus_v1_t,
@@ -197,7 +180,6 @@ pub(crate) fn fill_nvmlEccBankRemapperStatus_v1_t(
     }
 }
 /// Sets the fields of `nvmlEccErrorCounts_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_st) {
     if let Some(x) = v.get("l1Cache") {
         out.l1Cache = x.uint() as c_ulonglong;
@@ -213,7 +195,6 @@ pub(crate) fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_s
     }
 }
 /// Sets the fields of `nvmlGpuThermalSettings_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuThermalSettings_t(
     v: &Val,
     out: &mut nvmlGpuThermalSettings_t,
@@ -233,7 +214,6 @@ pub(crate) fn fill_nvmlGpuThermalSettings_t(
     }
 }
 /// Sets the fields of `nvmlGpuThermalSettings_t_sensor` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuThermalSettings_t_sensor(
     v: &Val,
     out: &mut nvmlGpuThermalSettings_t_sensor,
@@ -255,14 +235,12 @@ pub(crate) fn fill_nvmlGpuThermalSettings_t_sensor(
     }
 }
 /// Sets the fields of `nvmlGpuUptime_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuUptime_v1_t(v: &Val, out: &mut nvmlGpuUptime_v1_t) {
     if let Some(x) = v.get("uptime") {
         out.uptime = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlMemory_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     if let Some(x) = v.get("total") {
         out.total = x.uint() as c_ulonglong;
@@ -275,7 +253,6 @@ pub(crate) fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     }
 }
 /// Sets the fields of `nvmlMemory_v2_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -294,7 +271,6 @@ pub(crate) fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
     }
 }
 /// Sets the fields of `nvmlNvLinkUtilizationControl_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkUtilizationControl_st(
     v: &Val,
     out: &mut nvmlNvLinkUtilizationControl_st,
@@ -307,7 +283,6 @@ pub(crate) fn fill_nvmlNvLinkUtilizationControl_st(
     }
 }
 /// Sets the fields of `nvmlPciInfoExt_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -338,7 +313,6 @@ pub(crate) fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
     }
 }
 /// Sets the fields of `nvmlPciInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
     if let Some(x) = v.get("busIdLegacy") {
         out.busIdLegacy = chars(x);
@@ -363,7 +337,6 @@ pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
     }
 }
 /// Sets the fields of `nvmlPdi_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPdi_v1_t(v: &Val, out: &mut nvmlPdi_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -373,7 +346,6 @@ pub(crate) fn fill_nvmlPdi_v1_t(v: &Val, out: &mut nvmlPdi_v1_t) {
     }
 }
 /// Sets the fields of `nvmlProcessInfo_v1_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_st) {
     if let Some(x) = v.get("pid") {
         out.pid = x.uint() as c_uint;
@@ -383,7 +355,6 @@ pub(crate) fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_s
     }
 }
 /// Sets the fields of `nvmlProcessInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_st) {
     if let Some(x) = v.get("pid") {
         out.pid = x.uint() as c_uint;
@@ -399,7 +370,6 @@ pub(crate) fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_s
     }
 }
 /// Sets the fields of `nvmlRepairStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRepairStatus_v1_t(v: &Val, out: &mut nvmlRepairStatus_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -412,7 +382,6 @@ pub(crate) fn fill_nvmlRepairStatus_v1_t(v: &Val, out: &mut nvmlRepairStatus_v1_
     }
 }
 /// Sets the fields of `nvmlRowRemapperHistogramValues_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRowRemapperHistogramValues_st(
     v: &Val,
     out: &mut nvmlRowRemapperHistogramValues_st,
@@ -434,7 +403,6 @@ pub(crate) fn fill_nvmlRowRemapperHistogramValues_st(
     }
 }
 /// Sets the fields of `nvmlSample_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
     if let Some(x) = v.get("timeStamp") {
         out.timeStamp = x.uint() as c_ulonglong;
@@ -448,7 +416,6 @@ pub(crate) fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
     }
 }
 /// Sets the fields of `nvmlUnrepairableMemoryStatus_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
     v: &Val,
     out: &mut nvmlUnrepairableMemoryStatus_v1_t,
@@ -458,7 +425,6 @@ pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
     }
 }
 /// Sets the fields of `nvmlUtilization_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUtilization_st(v: &Val, out: &mut nvmlUtilization_st) {
     if let Some(x) = v.get("gpu") {
         out.gpu = x.uint() as c_uint;
@@ -509,7 +475,6 @@ pub(crate) fn fill_nvmlValue_st(v: &Val, out: &mut nvmlValue_st) {
     }
 }
 /// Sets the fields of `nvmlViolationTime_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlViolationTime_st(v: &Val, out: &mut nvmlViolationTime_st) {
     if let Some(x) = v.get("referenceTime") {
         out.referenceTime = x.uint() as c_ulonglong;

@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, Val};
 /// Sets the fields of `nvmlCoreRailMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlCoreRailMetrics_t(v: &Val, out: &mut nvmlCoreRailMetrics_t) {
     if let Some(x) = v.get("rails") {
         out.rails = array(
@@ -62,7 +54,6 @@ pub(crate) fn fill_nvmlCoreRailMetrics_t(v: &Val, out: &mut nvmlCoreRailMetrics_
     }
 }
 /// Sets the fields of `nvmlObservedMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlObservedMetrics_t(v: &Val, out: &mut nvmlObservedMetrics_t) {
     if let Some(x) = v.get("initialDramclkEst") {
         out.initialDramclkEst = array(
@@ -91,7 +82,6 @@ pub(crate) fn fill_nvmlObservedMetrics_t(v: &Val, out: &mut nvmlObservedMetrics_
     }
 }
 /// Sets the fields of `nvmlPerfMetricControllerSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricControllerSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricControllerSample_t,
@@ -135,7 +125,6 @@ pub(crate) fn fill_nvmlPerfMetricControllerSample_t_data(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsDlppc2xSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsDlppc2xSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricsDlppc2xSample_t,
@@ -145,7 +134,6 @@ pub(crate) fn fill_nvmlPerfMetricsDlppc2xSample_t(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsPfpp1xSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsPfpp1xSample_t(
     v: &Val,
     out: &mut nvmlPerfMetricsPfpp1xSample_t,
@@ -155,7 +143,6 @@ pub(crate) fn fill_nvmlPerfMetricsPfpp1xSample_t(
     }
 }
 /// Sets the fields of `nvmlPerfMetricsSample_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsSample_t(v: &Val, out: &mut nvmlPerfMetricsSample_t) {
     if let Some(x) = v.get("numControllerData") {
         out.numControllerData = x.uint() as c_uchar;
@@ -172,7 +159,6 @@ pub(crate) fn fill_nvmlPerfMetricsSample_t(v: &Val, out: &mut nvmlPerfMetricsSam
     }
 }
 /// Sets the fields of `nvmlPerfMetricsSamples_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPerfMetricsSamples_v1_t(
     v: &Val,
     out: &mut nvmlPerfMetricsSamples_v1_t,
@@ -192,14 +178,12 @@ pub(crate) fn fill_nvmlPerfMetricsSamples_v1_t(
     }
 }
 /// Sets the fields of `nvmlPmgrPwrTuple_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPmgrPwrTuple_t(v: &Val, out: &mut nvmlPmgrPwrTuple_t) {
     if let Some(x) = v.get("pwrmW") {
         out.pwrmW = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xDramclkEstimates_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1xDramclkEstimates_t,
@@ -219,7 +203,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xDramclkEstimates_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xPerf_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xPerf_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1xPerf_t,
@@ -229,7 +212,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1xPerf_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsDlppm1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsDlppm1x_t,
@@ -251,7 +233,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsDlppm1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsPfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsPfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsPfpp1x_t,
@@ -283,7 +264,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsPfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsSamplePfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelMetricsSamplePfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelMetricsSamplePfpp1x_t,
@@ -296,7 +276,6 @@ pub(crate) fn fill_nvmlPwrModelMetricsSamplePfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlPwrModelOperatingPointPfpp1x_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPwrModelOperatingPointPfpp1x_t(
     v: &Val,
     out: &mut nvmlPwrModelOperatingPointPfpp1x_t,
@@ -309,7 +288,6 @@ pub(crate) fn fill_nvmlPwrModelOperatingPointPfpp1x_t(
     }
 }
 /// Sets the fields of `nvmlRailMetrics_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlRailMetrics_t(v: &Val, out: &mut nvmlRailMetrics_t) {
     if let Some(x) = v.get("freqkHz") {
         out.freqkHz = x.uint() as c_uint;

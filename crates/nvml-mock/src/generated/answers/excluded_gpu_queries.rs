@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{chars, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlGetExcludedDeviceCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(
     a: &A,
     deviceCount: *mut c_uint,
@@ -70,7 +65,6 @@ pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGetExcludedDeviceInfoByIndex` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetExcludedDeviceInfoByIndex<A: Answer + ?Sized>(
     a: &A,
     index: c_uint,
@@ -94,7 +88,6 @@ pub fn nvmlGetExcludedDeviceInfoByIndex<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlExcludedDeviceInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlExcludedDeviceInfo_st(
     v: &Val,
     out: &mut nvmlExcludedDeviceInfo_st,

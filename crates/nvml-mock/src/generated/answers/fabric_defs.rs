@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, Val};
 /// Sets the fields of `nvmlGpuFabricClique_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricClique_v1_t(
     v: &Val,
     out: &mut nvmlGpuFabricClique_v1_t,
@@ -61,7 +53,6 @@ pub(crate) fn fill_nvmlGpuFabricClique_v1_t(
     }
 }
 /// Sets the fields of `nvmlGpuFabricInfo_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_t(v: &Val, out: &mut nvmlGpuFabricInfo_t) {
     if let Some(x) = v.get("clusterUuid") {
         out.clusterUuid = array(x, |x| x.uint() as c_uchar);
@@ -77,7 +68,6 @@ pub(crate) fn fill_nvmlGpuFabricInfo_t(v: &Val, out: &mut nvmlGpuFabricInfo_t) {
     }
 }
 /// Sets the fields of `nvmlGpuFabricInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_v2_t(v: &Val, out: &mut nvmlGpuFabricInfo_v2_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -99,7 +89,6 @@ pub(crate) fn fill_nvmlGpuFabricInfo_v2_t(v: &Val, out: &mut nvmlGpuFabricInfo_v
     }
 }
 /// Sets the fields of `nvmlGpuFabricInfo_v3_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_v3_t(v: &Val, out: &mut nvmlGpuFabricInfo_v3_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -124,7 +113,6 @@ pub(crate) fn fill_nvmlGpuFabricInfo_v3_t(v: &Val, out: &mut nvmlGpuFabricInfo_v
     }
 }
 /// Sets the fields of `nvmlGpuFabricInfo_v4_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_v4_t(v: &Val, out: &mut nvmlGpuFabricInfo_v4_t) {
     if let Some(x) = v.get("clusterUuid") {
         out.clusterUuid = array(x, |x| x.uint() as c_uchar);

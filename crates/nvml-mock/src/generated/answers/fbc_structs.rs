@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::Val;
 /// Sets the fields of `nvmlFBCSessionInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlFBCSessionInfo_st(v: &Val, out: &mut nvmlFBCSessionInfo_st) {
     if let Some(x) = v.get("sessionId") {
         out.sessionId = x.uint() as c_uint;
@@ -88,7 +80,6 @@ pub(crate) fn fill_nvmlFBCSessionInfo_st(v: &Val, out: &mut nvmlFBCSessionInfo_s
     }
 }
 /// Sets the fields of `nvmlFBCStats_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlFBCStats_st(v: &Val, out: &mut nvmlFBCStats_st) {
     if let Some(x) = v.get("sessionsCount") {
         out.sessionsCount = x.uint() as c_uint;

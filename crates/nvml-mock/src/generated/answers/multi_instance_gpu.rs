@@ -37,18 +37,12 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{chars, record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_counted, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetComputeInstanceId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetComputeInstanceId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -71,7 +65,6 @@ pub fn nvmlDeviceGetComputeInstanceId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstanceId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstanceId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -94,7 +87,6 @@ pub fn nvmlDeviceGetGpuInstanceId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstancePossiblePlacements` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstancePossiblePlacements<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -122,7 +114,6 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstancePossiblePlacements_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -150,7 +141,6 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstanceProfileInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -175,7 +165,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstanceProfileInfoByIdV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -244,7 +233,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstanceProfileInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfoV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -313,7 +301,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGpuInstanceRemainingCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGpuInstanceRemainingCapacity<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -337,7 +324,6 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMaxMigDeviceCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMaxMigDeviceCount<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -360,7 +346,6 @@ pub fn nvmlDeviceGetMaxMigDeviceCount<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetMigMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMigMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -388,7 +373,6 @@ pub fn nvmlDeviceGetMigMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceIsMigDeviceHandle` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceIsMigDeviceHandle<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -411,7 +395,6 @@ pub fn nvmlDeviceIsMigDeviceHandle<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetComputeInstancePossiblePlacements` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -439,7 +422,6 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetComputeInstanceProfileInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -465,7 +447,6 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetComputeInstanceProfileInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -538,7 +519,6 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -562,7 +542,6 @@ pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlComputeInstancePlacement_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlComputeInstancePlacement_st(
     v: &Val,
     out: &mut nvmlComputeInstancePlacement_st,
@@ -575,7 +554,6 @@ pub(crate) fn fill_nvmlComputeInstancePlacement_st(
     }
 }
 /// Sets the fields of `nvmlComputeInstanceProfileInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlComputeInstanceProfileInfo_st(
     v: &Val,
     out: &mut nvmlComputeInstanceProfileInfo_st,
@@ -609,7 +587,6 @@ pub(crate) fn fill_nvmlComputeInstanceProfileInfo_st(
     }
 }
 /// Sets the fields of `nvmlComputeInstanceProfileInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v2_st(
     v: &Val,
     out: &mut nvmlComputeInstanceProfileInfo_v2_st,
@@ -649,7 +626,6 @@ pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v2_st(
     }
 }
 /// Sets the fields of `nvmlComputeInstanceProfileInfo_v3_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v3_st(
     v: &Val,
     out: &mut nvmlComputeInstanceProfileInfo_v3_st,
@@ -692,7 +668,6 @@ pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v3_st(
     }
 }
 /// Sets the fields of `nvmlGpuInstancePlacement_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuInstancePlacement_st(
     v: &Val,
     out: &mut nvmlGpuInstancePlacement_st,
@@ -705,7 +680,6 @@ pub(crate) fn fill_nvmlGpuInstancePlacement_st(
     }
 }
 /// Sets the fields of `nvmlGpuInstanceProfileInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuInstanceProfileInfo_st(
     v: &Val,
     out: &mut nvmlGpuInstanceProfileInfo_st,
@@ -745,7 +719,6 @@ pub(crate) fn fill_nvmlGpuInstanceProfileInfo_st(
     }
 }
 /// Sets the fields of `nvmlGpuInstanceProfileInfo_v3_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v3_st(
     v: &Val,
     out: &mut nvmlGpuInstanceProfileInfo_v3_st,
@@ -791,7 +764,6 @@ pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v3_st(
     }
 }
 /// Sets the fields of the older layout `nvmlGpuInstanceProfileInfo_v2_st` from a value of `nvmlGpuInstanceProfileInfo_v3_st`.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
     v: &Val,
     out: &mut nvmlGpuInstanceProfileInfo_v2_st,

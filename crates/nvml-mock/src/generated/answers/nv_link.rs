@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{array, record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetNvLinkCapability` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -73,7 +68,6 @@ pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkErrorCounter` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkErrorCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -98,7 +92,6 @@ pub fn nvmlDeviceGetNvLinkErrorCounter<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -158,7 +151,6 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkInfo_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkInfo_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -182,7 +174,6 @@ pub fn nvmlDeviceGetNvLinkInfo_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkRemoteDeviceType` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -206,7 +197,6 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkRemotePciInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkRemotePciInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -231,7 +221,6 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkRemotePciInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -256,7 +245,6 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -280,7 +268,6 @@ pub fn nvmlDeviceGetNvLinkState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkUtilizationControl` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -306,7 +293,6 @@ pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkUtilizationCounter` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -336,7 +322,6 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvLinkVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -360,7 +345,6 @@ pub fn nvmlDeviceGetNvLinkVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvlinkBwMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -399,7 +383,6 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -423,7 +406,6 @@ pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvlinkRemapTableInfo_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -447,7 +429,6 @@ pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetNvlinkSupportedBwModes` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -486,7 +467,6 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceLockNvlinkRemapTable_v1` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -512,7 +492,6 @@ pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetNvlinkBwMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
     a: &A,
     nvlinkBwMode: *mut c_uint,
@@ -534,7 +513,6 @@ pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlNvLinkInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkInfo_v1_t(v: &Val, out: &mut nvmlNvLinkInfo_v1_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -544,7 +522,6 @@ pub(crate) fn fill_nvmlNvLinkInfo_v1_t(v: &Val, out: &mut nvmlNvLinkInfo_v1_t) {
     }
 }
 /// Sets the fields of `nvmlNvLinkInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkInfo_v2_t(v: &Val, out: &mut nvmlNvLinkInfo_v2_t) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -557,7 +534,6 @@ pub(crate) fn fill_nvmlNvLinkInfo_v2_t(v: &Val, out: &mut nvmlNvLinkInfo_v2_t) {
     }
 }
 /// Sets the fields of `nvmlNvLinkInfo_v3_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkInfo_v3_t(v: &Val, out: &mut nvmlNvLinkInfo_v3_t) {
     if let Some(x) = v.get("isNvleEnabled") {
         out.isNvleEnabled = x.uint() as c_uint;
@@ -570,7 +546,6 @@ pub(crate) fn fill_nvmlNvLinkInfo_v3_t(v: &Val, out: &mut nvmlNvLinkInfo_v3_t) {
     }
 }
 /// Sets the fields of `nvmlNvlinkFirmwareInfo_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkFirmwareInfo_t(
     v: &Val,
     out: &mut nvmlNvlinkFirmwareInfo_t,
@@ -590,7 +565,6 @@ pub(crate) fn fill_nvmlNvlinkFirmwareInfo_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkFirmwareVersion_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkFirmwareVersion_t(
     v: &Val,
     out: &mut nvmlNvlinkFirmwareVersion_t,
@@ -609,7 +583,6 @@ pub(crate) fn fill_nvmlNvlinkFirmwareVersion_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkGetBwMode_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkGetBwMode_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkGetBwMode_v1_t,
@@ -625,7 +598,6 @@ pub(crate) fn fill_nvmlNvlinkGetBwMode_v1_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkGetRemapTableInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkGetRemapTableInfo_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkGetRemapTableInfo_v1_t,
@@ -644,7 +616,6 @@ pub(crate) fn fill_nvmlNvlinkGetRemapTableInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkLockRemapTable_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkLockRemapTable_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkLockRemapTable_v1_t,
@@ -657,7 +628,6 @@ pub(crate) fn fill_nvmlNvlinkLockRemapTable_v1_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkNvlePrivateInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkNvlePrivateInfo_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkNvlePrivateInfo_v1_t,
@@ -670,7 +640,6 @@ pub(crate) fn fill_nvmlNvlinkNvlePrivateInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlNvlinkSupportedBwModes_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvlinkSupportedBwModes_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkSupportedBwModes_v1_t,

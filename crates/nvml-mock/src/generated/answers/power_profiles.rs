@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{array, record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -92,7 +87,6 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -136,7 +130,6 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlWorkloadPowerProfileCurrentProfiles_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileCurrentProfiles_v1_t,
@@ -155,7 +148,6 @@ pub(crate) fn fill_nvmlWorkloadPowerProfileCurrentProfiles_v1_t(
     }
 }
 /// Sets the fields of `nvmlWorkloadPowerProfileInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlWorkloadPowerProfileInfo_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileInfo_v1_t,
@@ -174,7 +166,6 @@ pub(crate) fn fill_nvmlWorkloadPowerProfileInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlWorkloadPowerProfileProfilesInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlWorkloadPowerProfileProfilesInfo_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileProfilesInfo_v1_t,

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{Answer, Object, Val};
+use super::super::super::ffi::{put, put_list, put_str};
 use super::super::names::id;
 /// `nvmlSystemGetCudaDriverVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
     a: &A,
     cudaDriverVersion: *mut c_int,
@@ -70,7 +65,6 @@ pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetCudaDriverVersion_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
     a: &A,
     cudaDriverVersion: *mut c_int,
@@ -92,7 +86,6 @@ pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetDriverVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetDriverVersion<A: Answer + ?Sized>(
     a: &A,
     version: *mut c_char,
@@ -109,7 +102,6 @@ pub fn nvmlSystemGetDriverVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetHicVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetHicVersion<A: Answer + ?Sized>(
     a: &A,
     hwbcCount: *mut c_uint,
@@ -138,7 +130,6 @@ pub fn nvmlSystemGetHicVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetNVMLVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
     a: &A,
     version: *mut c_char,
@@ -155,7 +146,6 @@ pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlSystemGetProcessName` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetProcessName<A: Answer + ?Sized>(
     a: &A,
     pid: c_uint,

@@ -37,18 +37,12 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{array, record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -87,7 +81,6 @@ pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlDeviceCapabilities_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlDeviceCapabilities_v1_t(
     v: &Val,
     out: &mut nvmlDeviceCapabilities_v1_t,
@@ -100,7 +93,6 @@ pub(crate) fn fill_nvmlDeviceCapabilities_v1_t(
     }
 }
 /// Sets the fields of `nvmlMask255_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlMask255_t(v: &Val, out: &mut nvmlMask255_t) {
     if let Some(x) = v.get("mask") {
         out.mask = array(x, |x| x.uint() as c_uint);

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlUnitGetCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetCount<A: Answer + ?Sized>(
     a: &A,
     unitCount: *mut c_uint,
@@ -70,7 +65,6 @@ pub fn nvmlUnitGetCount<A: Answer + ?Sized>(
     )
 }
 /// `nvmlUnitGetFanSpeedInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetFanSpeedInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
@@ -94,7 +88,6 @@ pub fn nvmlUnitGetFanSpeedInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlUnitGetLedState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetLedState<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
@@ -118,7 +111,6 @@ pub fn nvmlUnitGetLedState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlUnitGetPsuInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetPsuInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
@@ -142,7 +134,6 @@ pub fn nvmlUnitGetPsuInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlUnitGetTemperature` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetTemperature<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
@@ -166,7 +157,6 @@ pub fn nvmlUnitGetTemperature<A: Answer + ?Sized>(
     )
 }
 /// `nvmlUnitGetUnitInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetUnitInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,

@@ -37,18 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, chars, Val};
 /// Sets the fields of `nvmlHwbcEntry_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlHwbcEntry_st(v: &Val, out: &mut nvmlHwbcEntry_st) {
     if let Some(x) = v.get("hwbcId") {
         out.hwbcId = x.uint() as c_uint;
@@ -58,7 +50,6 @@ pub(crate) fn fill_nvmlHwbcEntry_st(v: &Val, out: &mut nvmlHwbcEntry_st) {
     }
 }
 /// Sets the fields of `nvmlLedState_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlLedState_st(v: &Val, out: &mut nvmlLedState_st) {
     if let Some(x) = v.get("cause") {
         out.cause = chars(x);
@@ -68,7 +59,6 @@ pub(crate) fn fill_nvmlLedState_st(v: &Val, out: &mut nvmlLedState_st) {
     }
 }
 /// Sets the fields of `nvmlPSUInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlPSUInfo_st(v: &Val, out: &mut nvmlPSUInfo_st) {
     if let Some(x) = v.get("state") {
         out.state = chars(x);
@@ -84,7 +74,6 @@ pub(crate) fn fill_nvmlPSUInfo_st(v: &Val, out: &mut nvmlPSUInfo_st) {
     }
 }
 /// Sets the fields of `nvmlUnitFanInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnitFanInfo_st(v: &Val, out: &mut nvmlUnitFanInfo_st) {
     if let Some(x) = v.get("speed") {
         out.speed = x.uint() as c_uint;
@@ -94,7 +83,6 @@ pub(crate) fn fill_nvmlUnitFanInfo_st(v: &Val, out: &mut nvmlUnitFanInfo_st) {
     }
 }
 /// Sets the fields of `nvmlUnitFanSpeeds_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnitFanSpeeds_st(v: &Val, out: &mut nvmlUnitFanSpeeds_st) {
     if let Some(x) = v.get("fans") {
         out.fans = array(
@@ -111,7 +99,6 @@ pub(crate) fn fill_nvmlUnitFanSpeeds_st(v: &Val, out: &mut nvmlUnitFanSpeeds_st)
     }
 }
 /// Sets the fields of `nvmlUnitInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnitInfo_st(v: &Val, out: &mut nvmlUnitInfo_st) {
     if let Some(x) = v.get("name") {
         out.name = chars(x);

@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{Answer, Object, Val};
+use super::super::super::ffi::{put, put_list};
 use super::super::names::id;
 /// `nvmlDeviceGetVgpuProcessUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -76,7 +71,6 @@ pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -112,7 +106,6 @@ pub fn nvmlDeviceGetVgpuUtilization<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetAccountingMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetAccountingMode<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -135,7 +128,6 @@ pub fn nvmlVgpuInstanceGetAccountingMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetAccountingPids` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetAccountingPids<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -158,7 +150,6 @@ pub fn nvmlVgpuInstanceGetAccountingPids<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetAccountingStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetAccountingStats<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -183,7 +174,6 @@ pub fn nvmlVgpuInstanceGetAccountingStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetLicenseInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetLicenseInfo<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -207,7 +197,6 @@ pub fn nvmlVgpuInstanceGetLicenseInfo<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetLicenseInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetLicenseInfo_v2<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,

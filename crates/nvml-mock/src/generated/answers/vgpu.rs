@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::{put, put_list, put_sized_str, put_str};
 use super::super::names::id;
 /// `nvmlDeviceGetActiveVgpus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetActiveVgpus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -71,7 +66,6 @@ pub fn nvmlDeviceGetActiveVgpus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetCreatableVgpus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCreatableVgpus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -94,7 +88,6 @@ pub fn nvmlDeviceGetCreatableVgpus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetSupportedVgpus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedVgpus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -117,7 +110,6 @@ pub fn nvmlDeviceGetSupportedVgpus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -141,7 +133,6 @@ pub fn nvmlDeviceGetVgpuCapabilities<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuSchedulerLog_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -167,7 +158,6 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuSchedulerState_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -193,7 +183,6 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGetVgpuDriverCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetVgpuDriverCapabilities<A: Answer + ?Sized>(
     a: &A,
     capability: nvmlVgpuDriverCapability_t,
@@ -216,7 +205,6 @@ pub fn nvmlGetVgpuDriverCapabilities<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetVgpuHeterogeneousMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -255,7 +243,6 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerLog` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -289,7 +276,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerLog_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -315,7 +301,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -349,7 +334,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerState_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
@@ -375,7 +359,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetEccMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetEccMode<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -398,7 +381,6 @@ pub fn nvmlVgpuInstanceGetEccMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetEncoderCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -421,7 +403,6 @@ pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetEncoderSessions` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetEncoderSessions<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -448,7 +429,6 @@ pub fn nvmlVgpuInstanceGetEncoderSessions<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetEncoderStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetEncoderStats<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -481,7 +461,6 @@ pub fn nvmlVgpuInstanceGetEncoderStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetFBCSessions` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetFBCSessions<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -508,7 +487,6 @@ pub fn nvmlVgpuInstanceGetFBCSessions<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetFBCStats` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetFBCStats<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -532,7 +510,6 @@ pub fn nvmlVgpuInstanceGetFBCStats<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetFbUsage` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetFbUsage<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -555,7 +532,6 @@ pub fn nvmlVgpuInstanceGetFbUsage<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetFrameRateLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -578,7 +554,6 @@ pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetGpuInstanceId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -601,7 +576,6 @@ pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetGpuPciId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetGpuPciId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -619,7 +593,6 @@ pub fn nvmlVgpuInstanceGetGpuPciId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetLicenseStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetLicenseStatus<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -642,7 +615,6 @@ pub fn nvmlVgpuInstanceGetLicenseStatus<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetMdevUUID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetMdevUUID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -660,7 +632,6 @@ pub fn nvmlVgpuInstanceGetMdevUUID<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetType` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetType<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -683,7 +654,6 @@ pub fn nvmlVgpuInstanceGetType<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetUUID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetUUID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -701,7 +671,6 @@ pub fn nvmlVgpuInstanceGetUUID<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetVmDriverVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -719,7 +688,6 @@ pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetVmID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetVmID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -745,7 +713,6 @@ pub fn nvmlVgpuInstanceGetVmID<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetBAR1Info` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -784,7 +751,6 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetCapabilities<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -808,7 +774,6 @@ pub fn nvmlVgpuTypeGetCapabilities<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetClass` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetClass<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -826,7 +791,6 @@ pub fn nvmlVgpuTypeGetClass<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetDeviceID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetDeviceID<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -854,7 +818,6 @@ pub fn nvmlVgpuTypeGetDeviceID<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetFrameRateLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetFrameRateLimit<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -877,7 +840,6 @@ pub fn nvmlVgpuTypeGetFrameRateLimit<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetFramebufferSize` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetFramebufferSize<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -900,7 +862,6 @@ pub fn nvmlVgpuTypeGetFramebufferSize<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetGpuInstanceProfileId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -923,7 +884,6 @@ pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetLicense` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetLicense<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -941,7 +901,6 @@ pub fn nvmlVgpuTypeGetLicense<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetMaxInstances` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetMaxInstances<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -965,7 +924,6 @@ pub fn nvmlVgpuTypeGetMaxInstances<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
     a: &A,
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
@@ -998,7 +956,6 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetMaxInstancesPerVm` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -1021,7 +978,6 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetName` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetName<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -1039,7 +995,6 @@ pub fn nvmlVgpuTypeGetName<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetNumDisplayHeads` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -1062,7 +1017,6 @@ pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetResolution` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetResolution<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,

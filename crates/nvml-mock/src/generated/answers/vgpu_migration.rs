@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetVgpuSchedulerCapabilities` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuSchedulerLog` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -96,7 +90,6 @@ pub fn nvmlDeviceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuSchedulerState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuSchedulerState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -120,7 +113,6 @@ pub fn nvmlDeviceGetVgpuSchedulerState<A: Answer + ?Sized>(
     )
 }
 /// `nvmlGetVgpuVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetVgpuVersion<A: Answer + ?Sized>(
     a: &A,
     supported: *mut nvmlVgpuVersion_t,
@@ -149,7 +141,6 @@ pub fn nvmlGetVgpuVersion<A: Answer + ?Sized>(
     )
 }
 /// Sets the fields of `nvmlVgpuVersion_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuVersion_st(v: &Val, out: &mut nvmlVgpuVersion_st) {
     if let Some(x) = v.get("minVersion") {
         out.minVersion = x.uint() as c_uint;

@@ -37,18 +37,11 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
-use super::super::names::id;
+use super::super::super::answer::{array, chars, Val};
 /// Sets the fields of `nvmlGridLicensableFeature_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGridLicensableFeature_st(
     v: &Val,
     out: &mut nvmlGridLicensableFeature_st,
@@ -73,7 +66,6 @@ pub(crate) fn fill_nvmlGridLicensableFeature_st(
     }
 }
 /// Sets the fields of `nvmlGridLicensableFeatures_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGridLicensableFeatures_st(
     v: &Val,
     out: &mut nvmlGridLicensableFeatures_st,
@@ -96,7 +88,6 @@ pub(crate) fn fill_nvmlGridLicensableFeatures_st(
     }
 }
 /// Sets the fields of `nvmlGridLicenseExpiry_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlGridLicenseExpiry_st(
     v: &Val,
     out: &mut nvmlGridLicenseExpiry_st,
@@ -124,7 +115,6 @@ pub(crate) fn fill_nvmlGridLicenseExpiry_st(
     }
 }
 /// Sets the fields of `nvmlVgpuHeterogeneousMode_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuHeterogeneousMode_v1_t(
     v: &Val,
     out: &mut nvmlVgpuHeterogeneousMode_v1_t,
@@ -137,7 +127,6 @@ pub(crate) fn fill_nvmlVgpuHeterogeneousMode_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuInstanceUtilizationSample_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuInstanceUtilizationSample_st(
     v: &Val,
     out: &mut nvmlVgpuInstanceUtilizationSample_st,
@@ -178,7 +167,6 @@ pub(crate) fn fill_nvmlVgpuInstanceUtilizationSample_st(
     }
 }
 /// Sets the fields of `nvmlVgpuLicenseExpiry_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuLicenseExpiry_st(
     v: &Val,
     out: &mut nvmlVgpuLicenseExpiry_st,
@@ -206,7 +194,6 @@ pub(crate) fn fill_nvmlVgpuLicenseExpiry_st(
     }
 }
 /// Sets the fields of `nvmlVgpuLicenseInfo_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuLicenseInfo_st(v: &Val, out: &mut nvmlVgpuLicenseInfo_st) {
     if let Some(x) = v.get("isLicensed") {
         out.isLicensed = x.uint() as c_uchar;
@@ -219,7 +206,6 @@ pub(crate) fn fill_nvmlVgpuLicenseInfo_st(v: &Val, out: &mut nvmlVgpuLicenseInfo
     }
 }
 /// Sets the fields of `nvmlVgpuPlacementId_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuPlacementId_v1_t(
     v: &Val,
     out: &mut nvmlVgpuPlacementId_v1_t,
@@ -232,7 +218,6 @@ pub(crate) fn fill_nvmlVgpuPlacementId_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuProcessUtilizationSample_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuProcessUtilizationSample_st(
     v: &Val,
     out: &mut nvmlVgpuProcessUtilizationSample_st,
@@ -263,7 +248,6 @@ pub(crate) fn fill_nvmlVgpuProcessUtilizationSample_st(
     }
 }
 /// Sets the fields of `nvmlVgpuRuntimeState_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuRuntimeState_v1_t(
     v: &Val,
     out: &mut nvmlVgpuRuntimeState_v1_t,
@@ -276,7 +260,6 @@ pub(crate) fn fill_nvmlVgpuRuntimeState_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerCapabilities_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerCapabilities_st(
     v: &Val,
     out: &mut nvmlVgpuSchedulerCapabilities_st,
@@ -307,7 +290,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerCapabilities_st(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerGetState_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerGetState_st(
     v: &Val,
     out: &mut nvmlVgpuSchedulerGetState_st,
@@ -327,7 +309,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerGetState_st(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerLogEntries_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerLogEntries_st(
     v: &Val,
     out: &mut nvmlVgpuSchedulerLogEntries_st,
@@ -352,7 +333,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerLogEntries_st(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerLogEntry_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerLogEntry_v2_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerLogEntry_v2_t,
@@ -380,7 +360,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerLogEntry_v2_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerLogInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerLogInfo_v1_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerLogInfo_v1_t,
@@ -419,7 +398,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerLogInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerLogInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerLogInfo_v2_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerLogInfo_v2_t,
@@ -451,7 +429,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerLogInfo_v2_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerLog_st` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerLog_st(v: &Val, out: &mut nvmlVgpuSchedulerLog_st) {
     if let Some(x) = v.get("engineId") {
         out.engineId = x.uint() as c_uint;
@@ -511,7 +488,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerParams_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerParams_t_vgpuSchedData` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerParams_t_vgpuSchedData(
     v: &Val,
     out: &mut nvmlVgpuSchedulerParams_t_vgpuSchedData,
@@ -521,7 +497,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerParams_t_vgpuSchedData(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR(
     v: &Val,
     out: &mut nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR,
@@ -534,7 +509,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerStateInfo_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerStateInfo_v1_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerStateInfo_v1_t,
@@ -560,7 +534,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerStateInfo_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuSchedulerStateInfo_v2_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuSchedulerStateInfo_v2_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerStateInfo_v2_t,
@@ -579,7 +552,6 @@ pub(crate) fn fill_nvmlVgpuSchedulerStateInfo_v2_t(
     }
 }
 /// Sets the fields of `nvmlVgpuTypeBar1Info_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuTypeBar1Info_v1_t(
     v: &Val,
     out: &mut nvmlVgpuTypeBar1Info_v1_t,
@@ -592,7 +564,6 @@ pub(crate) fn fill_nvmlVgpuTypeBar1Info_v1_t(
     }
 }
 /// Sets the fields of `nvmlVgpuTypeMaxInstance_v1_t` that its value gives.
-#[allow(unused_variables)]
 pub(crate) fn fill_nvmlVgpuTypeMaxInstance_v1_t(
     v: &Val,
     out: &mut nvmlVgpuTypeMaxInstance_v1_t,

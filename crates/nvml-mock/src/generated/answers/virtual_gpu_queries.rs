@@ -37,18 +37,13 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{
-    check_version, put, put_counted, put_list, put_sized_str, put_str,
-};
+use super::super::super::answer::{record_layout, Answer, Object, Val};
+use super::super::super::ffi::put;
 use super::super::names::id;
 /// `nvmlDeviceGetGridLicensableFeatures` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -72,7 +67,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -96,7 +90,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -120,7 +113,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v4` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -144,7 +136,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetHostVgpuMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetHostVgpuMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -167,7 +158,6 @@ pub fn nvmlDeviceGetHostVgpuMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVgpuHeterogeneousMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -206,7 +196,6 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlDeviceGetVirtualizationMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVirtualizationMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
@@ -229,7 +218,6 @@ pub fn nvmlDeviceGetVirtualizationMode<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetPlacementId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -268,7 +256,6 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuInstanceGetRuntimeStateSize` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
@@ -307,7 +294,6 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetFbReservation` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetFbReservation<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -330,7 +316,6 @@ pub fn nvmlVgpuTypeGetFbReservation<A: Answer + ?Sized>(
     )
 }
 /// `nvmlVgpuTypeGetGspHeapSize` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlVgpuTypeGetGspHeapSize<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,

@@ -37,13 +37,11 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::super::answer::Answer;
 /// The functions of this area of nvml.h, as methods of the mock's engine: part of
 /// [`Api`](super::Api).
-#[allow(unused_variables, clippy::too_many_arguments)]
 pub trait NvLinkApi: Answer {
     /// `nvmlDeviceFreezeNvLinkUtilizationCounter`.
     fn nvmlDeviceFreezeNvLinkUtilizationCounter(

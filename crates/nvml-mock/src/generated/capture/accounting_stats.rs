@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
-use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, selector, trimmed, Cx, Mode};
 /// Reads `nvmlDeviceGetAccountingBufferSize` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAccountingBufferSize(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +65,6 @@ pub fn nvmlDeviceGetAccountingBufferSize(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAccountingMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAccountingMode(
     cx: &mut Cx,
     object: Object,
@@ -98,7 +89,6 @@ pub fn nvmlDeviceGetAccountingMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAccountingPids` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAccountingPids(
     cx: &mut Cx,
     object: Object,
@@ -145,7 +135,6 @@ pub fn nvmlDeviceGetAccountingPids(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAccountingStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAccountingStats(
     cx: &mut Cx,
     object: Object,
@@ -171,7 +160,6 @@ pub fn nvmlDeviceGetAccountingStats(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAccountingStats_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAccountingStats_v2(
     cx: &mut Cx,
     object: Object,

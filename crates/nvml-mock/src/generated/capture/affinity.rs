@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetAddressingMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAddressingMode(
     cx: &mut Cx,
     object: Object,
@@ -85,7 +77,6 @@ pub fn nvmlDeviceGetAddressingMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNumaNodeId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNumaNodeId(
     cx: &mut Cx,
     object: Object,
@@ -106,7 +97,6 @@ pub fn nvmlDeviceGetNumaNodeId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetRepairStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRepairStatus(
     cx: &mut Cx,
     object: Object,
@@ -139,7 +129,6 @@ pub fn nvmlDeviceGetRepairStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetUnrepairableMemoryFlag_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     cx: &mut Cx,
     object: Object,

@@ -37,20 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
-use core::ffi::*;
-use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
-use super::*;
-use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::answer::Val;
+use super::super::super::reading::trimmed;
 /// The value of a `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
 pub(crate) fn read_nvmlConfComputeGetKeyRotationThresholdInfo_st(
     x: &nvmlConfComputeGetKeyRotationThresholdInfo_st,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{c_string, selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetAPIRestriction` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAPIRestriction(
     cx: &mut Cx,
     object: Object,
@@ -78,7 +70,6 @@ pub fn nvmlDeviceGetAPIRestriction(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBBXTimeData_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBBXTimeData_v1(
     cx: &mut Cx,
     object: Object,
@@ -103,7 +94,6 @@ pub fn nvmlDeviceGetBBXTimeData_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetComputeMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetComputeMode(
     cx: &mut Cx,
     object: Object,
@@ -128,7 +118,6 @@ pub fn nvmlDeviceGetComputeMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetConfComputeGpuAttestationReport` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetConfComputeGpuAttestationReport(
     cx: &mut Cx,
     object: Object,
@@ -153,7 +142,6 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetConfComputeGpuCertificate` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetConfComputeGpuCertificate(
     cx: &mut Cx,
     object: Object,
@@ -178,7 +166,6 @@ pub fn nvmlDeviceGetConfComputeGpuCertificate(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetConfComputeMemSizeInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetConfComputeMemSizeInfo(
     cx: &mut Cx,
     object: Object,
@@ -203,7 +190,6 @@ pub fn nvmlDeviceGetConfComputeMemSizeInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetConfComputeProtectedMemoryUsage` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     cx: &mut Cx,
     object: Object,
@@ -228,7 +214,6 @@ pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDisplayActive` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDisplayActive(
     cx: &mut Cx,
     object: Object,
@@ -253,7 +238,6 @@ pub fn nvmlDeviceGetDisplayActive(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDisplayMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDisplayMode(
     cx: &mut Cx,
     object: Object,
@@ -278,7 +262,6 @@ pub fn nvmlDeviceGetDisplayMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDriverModel` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDriverModel(
     cx: &mut Cx,
     object: Object,
@@ -306,7 +289,6 @@ pub fn nvmlDeviceGetDriverModel(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetDriverModel_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDriverModel_v2(
     cx: &mut Cx,
     object: Object,
@@ -334,7 +316,6 @@ pub fn nvmlDeviceGetDriverModel_v2(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetGpuOperationMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuOperationMode(
     cx: &mut Cx,
     object: Object,
@@ -362,7 +343,6 @@ pub fn nvmlDeviceGetGpuOperationMode(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetGspFirmwareMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGspFirmwareMode(
     cx: &mut Cx,
     object: Object,
@@ -386,7 +366,6 @@ pub fn nvmlDeviceGetGspFirmwareMode(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetGspFirmwareVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGspFirmwareVersion(
     cx: &mut Cx,
     object: Object,
@@ -406,7 +385,6 @@ pub fn nvmlDeviceGetGspFirmwareVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetLastBBXFlushTime` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetLastBBXFlushTime(
     cx: &mut Cx,
     object: Object,
@@ -434,7 +412,6 @@ pub fn nvmlDeviceGetLastBBXFlushTime(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetPersistenceMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPersistenceMode(
     cx: &mut Cx,
     object: Object,
@@ -459,7 +436,6 @@ pub fn nvmlDeviceGetPersistenceMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeCapabilities` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeCapabilities(
     cx: &mut Cx,
     object: Object,
@@ -484,7 +460,6 @@ pub fn nvmlSystemGetConfComputeCapabilities(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeGpusReadyState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeGpusReadyState(
     cx: &mut Cx,
     object: Object,
@@ -505,7 +480,6 @@ pub fn nvmlSystemGetConfComputeGpusReadyState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeKeyRotationThresholdInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     cx: &mut Cx,
     object: Object,
@@ -539,7 +513,6 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeSettings` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeSettings(
     cx: &mut Cx,
     object: Object,
@@ -572,7 +545,6 @@ pub fn nvmlSystemGetConfComputeSettings(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeSettings_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeSettings_v2(
     cx: &mut Cx,
     object: Object,
@@ -625,7 +597,6 @@ pub fn nvmlSystemGetConfComputeSettings_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetConfComputeState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetConfComputeState(
     cx: &mut Cx,
     object: Object,

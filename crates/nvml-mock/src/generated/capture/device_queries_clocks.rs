@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetAdaptiveClockInfoStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAdaptiveClockInfoStatus(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +65,6 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetApplicationsClock` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetApplicationsClock(
     cx: &mut Cx,
     object: Object,
@@ -95,7 +86,6 @@ pub fn nvmlDeviceGetApplicationsClock(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAutoBoostedClocksEnabled` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAutoBoostedClocksEnabled(
     cx: &mut Cx,
     object: Object,
@@ -123,7 +113,6 @@ pub fn nvmlDeviceGetAutoBoostedClocksEnabled(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetClkMonStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetClkMonStatus(
     cx: &mut Cx,
     object: Object,
@@ -148,7 +137,6 @@ pub fn nvmlDeviceGetClkMonStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetClock` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetClock(
     cx: &mut Cx,
     object: Object,
@@ -171,7 +159,6 @@ pub fn nvmlDeviceGetClock(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetClockInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetClockInfo(
     cx: &mut Cx,
     object: Object,
@@ -193,7 +180,6 @@ pub fn nvmlDeviceGetClockInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetClockOffsets` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetClockOffsets(
     cx: &mut Cx,
     object: Object,
@@ -228,7 +214,6 @@ pub fn nvmlDeviceGetClockOffsets(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCurrentClockFreqs` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCurrentClockFreqs(
     cx: &mut Cx,
     object: Object,
@@ -261,7 +246,6 @@ pub fn nvmlDeviceGetCurrentClockFreqs(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCurrentClocksEventReasons` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCurrentClocksEventReasons(
     cx: &mut Cx,
     object: Object,
@@ -286,7 +270,6 @@ pub fn nvmlDeviceGetCurrentClocksEventReasons(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCurrentClocksThrottleReasons` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCurrentClocksThrottleReasons(
     cx: &mut Cx,
     object: Object,
@@ -311,7 +294,6 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDefaultApplicationsClock` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDefaultApplicationsClock(
     cx: &mut Cx,
     object: Object,
@@ -333,7 +315,6 @@ pub fn nvmlDeviceGetDefaultApplicationsClock(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDynamicPstatesInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDynamicPstatesInfo(
     cx: &mut Cx,
     object: Object,
@@ -358,7 +339,6 @@ pub fn nvmlDeviceGetDynamicPstatesInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpcClkMinMaxVfOffset` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     cx: &mut Cx,
     object: Object,
@@ -382,7 +362,6 @@ pub fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetGpcClkVfOffset` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpcClkVfOffset(
     cx: &mut Cx,
     object: Object,
@@ -403,7 +382,6 @@ pub fn nvmlDeviceGetGpcClkVfOffset(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMaxClockInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMaxClockInfo(
     cx: &mut Cx,
     object: Object,
@@ -425,7 +403,6 @@ pub fn nvmlDeviceGetMaxClockInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMaxCustomerBoostClock` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMaxCustomerBoostClock(
     cx: &mut Cx,
     object: Object,
@@ -447,7 +424,6 @@ pub fn nvmlDeviceGetMaxCustomerBoostClock(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMemClkMinMaxVfOffset` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemClkMinMaxVfOffset(
     cx: &mut Cx,
     object: Object,
@@ -471,7 +447,6 @@ pub fn nvmlDeviceGetMemClkMinMaxVfOffset(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetMemClkVfOffset` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemClkVfOffset(
     cx: &mut Cx,
     object: Object,
@@ -492,7 +467,6 @@ pub fn nvmlDeviceGetMemClkVfOffset(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMinMaxClockOfPState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMinMaxClockOfPState(
     cx: &mut Cx,
     object: Object,
@@ -518,7 +492,6 @@ pub fn nvmlDeviceGetMinMaxClockOfPState(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetPerformanceModes` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPerformanceModes(
     cx: &mut Cx,
     object: Object,
@@ -551,7 +524,6 @@ pub fn nvmlDeviceGetPerformanceModes(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPerformanceState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPerformanceState(
     cx: &mut Cx,
     object: Object,
@@ -576,7 +548,6 @@ pub fn nvmlDeviceGetPerformanceState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSupportedClocksEventReasons` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSupportedClocksEventReasons(
     cx: &mut Cx,
     object: Object,
@@ -601,7 +572,6 @@ pub fn nvmlDeviceGetSupportedClocksEventReasons(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSupportedClocksThrottleReasons` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSupportedClocksThrottleReasons(
     cx: &mut Cx,
     object: Object,
@@ -626,7 +596,6 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSupportedGraphicsClocks` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSupportedGraphicsClocks(
     cx: &mut Cx,
     object: Object,
@@ -678,7 +647,6 @@ pub fn nvmlDeviceGetSupportedGraphicsClocks(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSupportedMemoryClocks` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSupportedMemoryClocks(
     cx: &mut Cx,
     object: Object,
@@ -727,7 +695,6 @@ pub fn nvmlDeviceGetSupportedMemoryClocks(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetViolationStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetViolationStatus(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{c_string, selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetArchitecture` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetArchitecture(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +69,6 @@ pub fn nvmlDeviceGetArchitecture(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAttributes` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAttributes(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +93,6 @@ pub fn nvmlDeviceGetAttributes(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetAttributes_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAttributes_v2(
     cx: &mut Cx,
     object: Object,
@@ -127,7 +117,6 @@ pub fn nvmlDeviceGetAttributes_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBoardId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBoardId(
     cx: &mut Cx,
     object: Object,
@@ -148,7 +137,6 @@ pub fn nvmlDeviceGetBoardId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBoardPartNumber` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBoardPartNumber(
     cx: &mut Cx,
     object: Object,
@@ -169,7 +157,6 @@ pub fn nvmlDeviceGetBoardPartNumber(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBrand` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBrand(
     cx: &mut Cx,
     object: Object,
@@ -194,7 +181,6 @@ pub fn nvmlDeviceGetBrand(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCount` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCount(
     cx: &mut Cx,
     object: Object,
@@ -215,7 +201,6 @@ pub fn nvmlDeviceGetCount(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCount_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCount_v2(
     cx: &mut Cx,
     object: Object,
@@ -236,7 +221,6 @@ pub fn nvmlDeviceGetCount_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCudaComputeCapability` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCudaComputeCapability(
     cx: &mut Cx,
     object: Object,
@@ -260,7 +244,6 @@ pub fn nvmlDeviceGetCudaComputeCapability(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetGpuUptime_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuUptime_v1(
     cx: &mut Cx,
     object: Object,
@@ -285,7 +268,6 @@ pub fn nvmlDeviceGetGpuUptime_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetHostname_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetHostname_v1(
     cx: &mut Cx,
     object: Object,
@@ -310,7 +292,6 @@ pub fn nvmlDeviceGetHostname_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetIndex` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetIndex(
     cx: &mut Cx,
     object: Object,
@@ -331,7 +312,6 @@ pub fn nvmlDeviceGetIndex(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetInforomConfigurationChecksum` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetInforomConfigurationChecksum(
     cx: &mut Cx,
     object: Object,
@@ -352,7 +332,6 @@ pub fn nvmlDeviceGetInforomConfigurationChecksum(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetInforomImageVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetInforomImageVersion(
     cx: &mut Cx,
     object: Object,
@@ -373,7 +352,6 @@ pub fn nvmlDeviceGetInforomImageVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetInforomVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetInforomVersion(
     cx: &mut Cx,
     object: Object,
@@ -395,7 +373,6 @@ pub fn nvmlDeviceGetInforomVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMinorNumber` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMinorNumber(
     cx: &mut Cx,
     object: Object,
@@ -416,7 +393,6 @@ pub fn nvmlDeviceGetMinorNumber(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetModuleId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetModuleId(
     cx: &mut Cx,
     object: Object,
@@ -437,7 +413,6 @@ pub fn nvmlDeviceGetModuleId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMultiGpuBoard` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMultiGpuBoard(
     cx: &mut Cx,
     object: Object,
@@ -458,7 +433,6 @@ pub fn nvmlDeviceGetMultiGpuBoard(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetName` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetName(
     cx: &mut Cx,
     object: Object,
@@ -479,7 +453,6 @@ pub fn nvmlDeviceGetName(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNumGpuCores` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNumGpuCores(
     cx: &mut Cx,
     object: Object,
@@ -500,7 +473,6 @@ pub fn nvmlDeviceGetNumGpuCores(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPdi` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPdi(
     cx: &mut Cx,
     object: Object,
@@ -522,7 +494,6 @@ pub fn nvmlDeviceGetPdi(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPlatformInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPlatformInfo(
     cx: &mut Cx,
     object: Object,
@@ -575,7 +546,6 @@ pub fn nvmlDeviceGetPlatformInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSerial` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSerial(
     cx: &mut Cx,
     object: Object,
@@ -596,7 +566,6 @@ pub fn nvmlDeviceGetSerial(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetUUID` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetUUID(
     cx: &mut Cx,
     object: Object,
@@ -617,7 +586,6 @@ pub fn nvmlDeviceGetUUID(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVbiosVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVbiosVersion(
     cx: &mut Cx,
     object: Object,

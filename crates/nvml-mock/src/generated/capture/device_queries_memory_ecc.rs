@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetBAR1MemoryInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBAR1MemoryInfo(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +69,6 @@ pub fn nvmlDeviceGetBAR1MemoryInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBankRemapperStatus_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBankRemapperStatus_v1(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +93,6 @@ pub fn nvmlDeviceGetBankRemapperStatus_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDefaultEccMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDefaultEccMode(
     cx: &mut Cx,
     object: Object,
@@ -127,7 +117,6 @@ pub fn nvmlDeviceGetDefaultEccMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDetailedEccErrors` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDetailedEccErrors(
     cx: &mut Cx,
     object: Object,
@@ -154,7 +143,6 @@ pub fn nvmlDeviceGetDetailedEccErrors(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDramEncryptionMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDramEncryptionMode(
     cx: &mut Cx,
     object: Object,
@@ -198,7 +186,6 @@ pub fn nvmlDeviceGetDramEncryptionMode(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetEccMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEccMode(
     cx: &mut Cx,
     object: Object,
@@ -226,7 +213,6 @@ pub fn nvmlDeviceGetEccMode(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetMemoryBusWidth` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemoryBusWidth(
     cx: &mut Cx,
     object: Object,
@@ -247,7 +233,6 @@ pub fn nvmlDeviceGetMemoryBusWidth(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMemoryErrorCounter` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemoryErrorCounter(
     cx: &mut Cx,
     object: Object,
@@ -275,7 +260,6 @@ pub fn nvmlDeviceGetMemoryErrorCounter(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMemoryInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemoryInfo(
     cx: &mut Cx,
     object: Object,
@@ -300,7 +284,6 @@ pub fn nvmlDeviceGetMemoryInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMemoryInfo_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMemoryInfo_v2(
     cx: &mut Cx,
     object: Object,
@@ -326,7 +309,6 @@ pub fn nvmlDeviceGetMemoryInfo_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetRemappedRows` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRemappedRows(
     cx: &mut Cx,
     object: Object,
@@ -356,7 +338,6 @@ pub fn nvmlDeviceGetRemappedRows(
     Ok(vec![v_0, v_1, v_2, v_3])
 }
 /// Reads `nvmlDeviceGetRemappedRows_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRemappedRows_v2(
     cx: &mut Cx,
     object: Object,
@@ -381,7 +362,6 @@ pub fn nvmlDeviceGetRemappedRows_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetRetiredPages` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRetiredPages(
     cx: &mut Cx,
     object: Object,
@@ -431,7 +411,6 @@ pub fn nvmlDeviceGetRetiredPages(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetRetiredPagesPendingStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRetiredPagesPendingStatus(
     cx: &mut Cx,
     object: Object,
@@ -456,7 +435,6 @@ pub fn nvmlDeviceGetRetiredPagesPendingStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetRowRemapperHistogram` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetRowRemapperHistogram(
     cx: &mut Cx,
     object: Object,
@@ -481,7 +459,6 @@ pub fn nvmlDeviceGetRowRemapperHistogram(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSramEccErrorStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSramEccErrorStatus(
     cx: &mut Cx,
     object: Object,
@@ -514,7 +491,6 @@ pub fn nvmlDeviceGetSramEccErrorStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTotalEccErrors` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTotalEccErrors(
     cx: &mut Cx,
     object: Object,

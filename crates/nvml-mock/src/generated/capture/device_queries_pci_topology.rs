@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetBridgeChipInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBridgeChipInfo(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +69,6 @@ pub fn nvmlDeviceGetBridgeChipInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetBusType` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetBusType(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +93,6 @@ pub fn nvmlDeviceGetBusType(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetC2cModeInfoV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetC2cModeInfoV(
     cx: &mut Cx,
     object: Object,
@@ -127,7 +117,6 @@ pub fn nvmlDeviceGetC2cModeInfoV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCurrPcieLinkGeneration` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCurrPcieLinkGeneration(
     cx: &mut Cx,
     object: Object,
@@ -148,7 +137,6 @@ pub fn nvmlDeviceGetCurrPcieLinkGeneration(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCurrPcieLinkWidth` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCurrPcieLinkWidth(
     cx: &mut Cx,
     object: Object,
@@ -169,7 +157,6 @@ pub fn nvmlDeviceGetCurrPcieLinkWidth(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuFabricInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuFabricInfo(
     cx: &mut Cx,
     object: Object,
@@ -194,7 +181,6 @@ pub fn nvmlDeviceGetGpuFabricInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuFabricInfoV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuFabricInfoV(
     cx: &mut Cx,
     object: Object,
@@ -247,7 +233,6 @@ pub fn nvmlDeviceGetGpuFabricInfoV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuFabricInfo_v4` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuFabricInfo_v4(
     cx: &mut Cx,
     object: Object,
@@ -272,7 +257,6 @@ pub fn nvmlDeviceGetGpuFabricInfo_v4(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuMaxPcieLinkGeneration` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     cx: &mut Cx,
     object: Object,
@@ -293,7 +277,6 @@ pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetIrqNum` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetIrqNum(
     cx: &mut Cx,
     object: Object,
@@ -314,7 +297,6 @@ pub fn nvmlDeviceGetIrqNum(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMaxPcieLinkGeneration` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMaxPcieLinkGeneration(
     cx: &mut Cx,
     object: Object,
@@ -335,7 +317,6 @@ pub fn nvmlDeviceGetMaxPcieLinkGeneration(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMaxPcieLinkWidth` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMaxPcieLinkWidth(
     cx: &mut Cx,
     object: Object,
@@ -356,7 +337,6 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPciInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPciInfo(
     cx: &mut Cx,
     object: Object,
@@ -381,7 +361,6 @@ pub fn nvmlDeviceGetPciInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPciInfoExt` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPciInfoExt(
     cx: &mut Cx,
     object: Object,
@@ -407,7 +386,6 @@ pub fn nvmlDeviceGetPciInfoExt(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPciInfo_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPciInfo_v2(
     cx: &mut Cx,
     object: Object,
@@ -432,7 +410,6 @@ pub fn nvmlDeviceGetPciInfo_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPciInfo_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPciInfo_v3(
     cx: &mut Cx,
     object: Object,
@@ -457,7 +434,6 @@ pub fn nvmlDeviceGetPciInfo_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPcieLinkMaxSpeed` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPcieLinkMaxSpeed(
     cx: &mut Cx,
     object: Object,
@@ -478,7 +454,6 @@ pub fn nvmlDeviceGetPcieLinkMaxSpeed(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPcieReplayCounter` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPcieReplayCounter(
     cx: &mut Cx,
     object: Object,
@@ -499,7 +474,6 @@ pub fn nvmlDeviceGetPcieReplayCounter(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPcieSpeed` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPcieSpeed(
     cx: &mut Cx,
     object: Object,
@@ -520,7 +494,6 @@ pub fn nvmlDeviceGetPcieSpeed(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPcieThroughput` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPcieThroughput(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,15 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{selector, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetAdaptiveTgpModeInfo_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +70,6 @@ pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCoolerInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCoolerInfo(
     cx: &mut Cx,
     object: Object,
@@ -104,7 +96,6 @@ pub fn nvmlDeviceGetCoolerInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetEnforcedPowerLimit` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEnforcedPowerLimit(
     cx: &mut Cx,
     object: Object,
@@ -125,7 +116,6 @@ pub fn nvmlDeviceGetEnforcedPowerLimit(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetFanControlPolicy_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFanControlPolicy_v2(
     cx: &mut Cx,
     object: Object,
@@ -151,7 +141,6 @@ pub fn nvmlDeviceGetFanControlPolicy_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetFanSpeed` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFanSpeed(
     cx: &mut Cx,
     object: Object,
@@ -172,7 +161,6 @@ pub fn nvmlDeviceGetFanSpeed(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetFanSpeedRPM` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFanSpeedRPM(
     cx: &mut Cx,
     object: Object,
@@ -206,7 +194,6 @@ pub fn nvmlDeviceGetFanSpeedRPM(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetFanSpeed_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFanSpeed_v2(
     cx: &mut Cx,
     object: Object,
@@ -228,7 +215,6 @@ pub fn nvmlDeviceGetFanSpeed_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMarginTemperature` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMarginTemperature(
     cx: &mut Cx,
     object: Object,
@@ -261,7 +247,6 @@ pub fn nvmlDeviceGetMarginTemperature(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMinMaxFanSpeed` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMinMaxFanSpeed(
     cx: &mut Cx,
     object: Object,
@@ -285,7 +270,6 @@ pub fn nvmlDeviceGetMinMaxFanSpeed(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetNumFans` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNumFans(
     cx: &mut Cx,
     object: Object,
@@ -306,7 +290,6 @@ pub fn nvmlDeviceGetNumFans(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerManagementDefaultLimit` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerManagementDefaultLimit(
     cx: &mut Cx,
     object: Object,
@@ -327,7 +310,6 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerManagementLimit` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerManagementLimit(
     cx: &mut Cx,
     object: Object,
@@ -348,7 +330,6 @@ pub fn nvmlDeviceGetPowerManagementLimit(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerManagementLimitConstraints` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerManagementLimitConstraints(
     cx: &mut Cx,
     object: Object,
@@ -372,7 +353,6 @@ pub fn nvmlDeviceGetPowerManagementLimitConstraints(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetPowerManagementMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerManagementMode(
     cx: &mut Cx,
     object: Object,
@@ -397,7 +377,6 @@ pub fn nvmlDeviceGetPowerManagementMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerMizerMode_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerMizerMode_v1(
     cx: &mut Cx,
     object: Object,
@@ -422,7 +401,6 @@ pub fn nvmlDeviceGetPowerMizerMode_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerSource` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerSource(
     cx: &mut Cx,
     object: Object,
@@ -447,7 +425,6 @@ pub fn nvmlDeviceGetPowerSource(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerState(
     cx: &mut Cx,
     object: Object,
@@ -472,7 +449,6 @@ pub fn nvmlDeviceGetPowerState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetPowerUsage` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetPowerUsage(
     cx: &mut Cx,
     object: Object,
@@ -493,7 +469,6 @@ pub fn nvmlDeviceGetPowerUsage(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTargetFanSpeed` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTargetFanSpeed(
     cx: &mut Cx,
     object: Object,
@@ -515,7 +490,6 @@ pub fn nvmlDeviceGetTargetFanSpeed(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTemperature` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTemperature(
     cx: &mut Cx,
     object: Object,
@@ -537,7 +511,6 @@ pub fn nvmlDeviceGetTemperature(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTemperatureThreshold` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTemperatureThreshold(
     cx: &mut Cx,
     object: Object,
@@ -559,7 +532,6 @@ pub fn nvmlDeviceGetTemperatureThreshold(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTemperatureV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTemperatureV(
     cx: &mut Cx,
     object: Object,
@@ -593,7 +565,6 @@ pub fn nvmlDeviceGetTemperatureV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetThermalSettings` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetThermalSettings(
     cx: &mut Cx,
     object: Object,
@@ -619,7 +590,6 @@ pub fn nvmlDeviceGetThermalSettings(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetTotalEnergyConsumption` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetTotalEnergyConsumption(
     cx: &mut Cx,
     object: Object,

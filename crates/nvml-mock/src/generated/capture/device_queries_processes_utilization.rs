@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, selector, Cx, Mode};
 /// Reads `nvmlDeviceGetComputeRunningProcesses` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetComputeRunningProcesses(
     cx: &mut Cx,
     object: Object,
@@ -101,7 +93,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetComputeRunningProcesses_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetComputeRunningProcesses_v2(
     cx: &mut Cx,
     object: Object,
@@ -150,7 +141,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetComputeRunningProcesses_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetComputeRunningProcesses_v3(
     cx: &mut Cx,
     object: Object,
@@ -199,7 +189,6 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetDecoderUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetDecoderUtilization(
     cx: &mut Cx,
     object: Object,
@@ -223,7 +212,6 @@ pub fn nvmlDeviceGetDecoderUtilization(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetEncoderCapacity` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEncoderCapacity(
     cx: &mut Cx,
     object: Object,
@@ -245,7 +233,6 @@ pub fn nvmlDeviceGetEncoderCapacity(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetEncoderSessions` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEncoderSessions(
     cx: &mut Cx,
     object: Object,
@@ -294,7 +281,6 @@ pub fn nvmlDeviceGetEncoderSessions(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetEncoderStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEncoderStats(
     cx: &mut Cx,
     object: Object,
@@ -321,7 +307,6 @@ pub fn nvmlDeviceGetEncoderStats(
     Ok(vec![v_0, v_1, v_2])
 }
 /// Reads `nvmlDeviceGetEncoderUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetEncoderUtilization(
     cx: &mut Cx,
     object: Object,
@@ -345,7 +330,6 @@ pub fn nvmlDeviceGetEncoderUtilization(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetFBCSessions` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFBCSessions(
     cx: &mut Cx,
     object: Object,
@@ -394,7 +378,6 @@ pub fn nvmlDeviceGetFBCSessions(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetFBCStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetFBCStats(
     cx: &mut Cx,
     object: Object,
@@ -419,7 +402,6 @@ pub fn nvmlDeviceGetFBCStats(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGraphicsRunningProcesses` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses(
     cx: &mut Cx,
     object: Object,
@@ -468,7 +450,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGraphicsRunningProcesses_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     cx: &mut Cx,
     object: Object,
@@ -517,7 +498,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGraphicsRunningProcesses_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     cx: &mut Cx,
     object: Object,
@@ -566,7 +546,6 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetJpgUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetJpgUtilization(
     cx: &mut Cx,
     object: Object,
@@ -590,7 +569,6 @@ pub fn nvmlDeviceGetJpgUtilization(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetMPSComputeRunningProcesses` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses(
     cx: &mut Cx,
     object: Object,
@@ -639,7 +617,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMPSComputeRunningProcesses_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     cx: &mut Cx,
     object: Object,
@@ -688,7 +665,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMPSComputeRunningProcesses_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     cx: &mut Cx,
     object: Object,
@@ -737,7 +713,6 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetOfaUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetOfaUtilization(
     cx: &mut Cx,
     object: Object,
@@ -761,7 +736,6 @@ pub fn nvmlDeviceGetOfaUtilization(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetProcessUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetProcessUtilization(
     cx: &mut Cx,
     object: Object,
@@ -814,7 +788,6 @@ pub fn nvmlDeviceGetProcessUtilization(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSamples` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSamples(
     cx: &mut Cx,
     object: Object,
@@ -875,7 +848,6 @@ pub fn nvmlDeviceGetSamples(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetUtilizationRates` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetUtilizationRates(
     cx: &mut Cx,
     object: Object,
@@ -900,7 +872,6 @@ pub fn nvmlDeviceGetUtilizationRates(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDevicePerfMetricsGetSamples_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDevicePerfMetricsGetSamples_v1(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,15 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{c_string, selector, Cx, Mode};
 /// Reads `nvmlGetExcludedDeviceCount` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGetExcludedDeviceCount(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +66,6 @@ pub fn nvmlGetExcludedDeviceCount(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGetExcludedDeviceInfoByIndex` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGetExcludedDeviceInfoByIndex(
     cx: &mut Cx,
     object: Object,

@@ -37,6 +37,18 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
+// Values convert with `as` from whatever C type a field has, the same one included.
+#![allow(clippy::unnecessary_cast)]
+// A capture reads deprecated functions too: drivers still export and answer them.
+#![allow(deprecated)]
+// A reader sets the fields a call needs on a zeroed record.
+#![allow(clippy::field_reassign_with_default)]
+// A reader passes a function's C parameters, as many as nvml.h gives.
+#![allow(clippy::too_many_arguments)]
+// A reader declares every selector and output a call may take; a mode leaves some unread.
+#![allow(unused_variables)]
+// Each area's items are re-exported for the other areas' `use super::*`; not every area's are used by another.
+#![allow(unused_imports)]
 use super::super::reading::Reader;
 /// `(function, reader)` for every function a capture reads through a library, sorted
 /// by name.
@@ -965,129 +977,97 @@ pub static READERS: [(&str, Reader); 280] = [
 ];
 /// Accounting Statistics.
 mod accounting_stats;
-#[allow(unused_imports)]
 pub use accounting_stats::*;
 /// CPU and Memory Affinity.
 mod affinity;
-#[allow(unused_imports)]
 pub use affinity::*;
 /// Confidential Computing definitions.
 mod confidential_computing_defs;
-#[allow(unused_imports)]
 pub use confidential_computing_defs::*;
 /// Device Enums.
 mod device_enums;
-#[allow(unused_imports)]
 pub use device_enums::*;
 /// Device Queries.
 mod device_queries;
-#[allow(unused_imports)]
 pub use device_queries::*;
 /// Device Queries: clocks.
 mod device_queries_clocks;
-#[allow(unused_imports)]
 pub use device_queries_clocks::*;
 /// Device Queries: identity.
 mod device_queries_identity;
-#[allow(unused_imports)]
 pub use device_queries_identity::*;
 /// Device Queries: memory ecc.
 mod device_queries_memory_ecc;
-#[allow(unused_imports)]
 pub use device_queries_memory_ecc::*;
 /// Device Queries: pci topology.
 mod device_queries_pci_topology;
-#[allow(unused_imports)]
 pub use device_queries_pci_topology::*;
 /// Device Queries: power thermal.
 mod device_queries_power_thermal;
-#[allow(unused_imports)]
 pub use device_queries_power_thermal::*;
 /// Device Queries: processes utilization.
 mod device_queries_processes_utilization;
-#[allow(unused_imports)]
 pub use device_queries_processes_utilization::*;
 /// Device Structs.
 mod device_structs;
-#[allow(unused_imports)]
 pub use device_structs::*;
 /// Device Structs: perf metrics.
 mod device_structs_perf_metrics;
-#[allow(unused_imports)]
 pub use device_structs_perf_metrics::*;
 /// Encoder Structs.
 mod encoder_structs;
-#[allow(unused_imports)]
 pub use encoder_structs::*;
 /// Event Handling Methods.
 mod events;
-#[allow(unused_imports)]
 pub use events::*;
 /// Excluded GPU Queries.
 mod excluded_gpu_queries;
-#[allow(unused_imports)]
 pub use excluded_gpu_queries::*;
 /// Fabric definitions.
 mod fabric_defs;
-#[allow(unused_imports)]
 pub use fabric_defs::*;
 /// Frame Buffer Capture Structures.
 mod fbc_structs;
-#[allow(unused_imports)]
 pub use fbc_structs::*;
 /// GPM Functions.
 mod gpm_functions;
-#[allow(unused_imports)]
 pub use gpm_functions::*;
 /// GPM Structs.
 mod gpm_structs;
-#[allow(unused_imports)]
 pub use gpm_structs::*;
 /// Multi Instance GPU Management.
 mod multi_instance_gpu;
-#[allow(unused_imports)]
 pub use multi_instance_gpu::*;
 /// NvLink Methods.
 mod nv_link;
-#[allow(unused_imports)]
 pub use nv_link::*;
 /// Power Profile Information.
 mod power_profiles;
-#[allow(unused_imports)]
 pub use power_profiles::*;
 /// System Queries.
 mod system_queries;
-#[allow(unused_imports)]
 pub use system_queries::*;
 /// Outside every group of nvml.h.
 mod ungrouped;
-#[allow(unused_imports)]
 pub use ungrouped::*;
 /// Unit Queries.
 mod unit_queries;
-#[allow(unused_imports)]
 pub use unit_queries::*;
 /// Unit Structs.
 mod unit_structs;
-#[allow(unused_imports)]
 pub use unit_structs::*;
 /// vGPU Utilization and Accounting.
 mod util;
-#[allow(unused_imports)]
 pub use util::*;
 /// vGPU Management.
 mod vgpu;
-#[allow(unused_imports)]
 pub use vgpu::*;
 /// vGPU Migration.
 mod vgpu_migration;
-#[allow(unused_imports)]
 pub use vgpu_migration::*;
 /// vGPU Structs.
 mod vgpu_structs;
-#[allow(unused_imports)]
 pub use vgpu_structs::*;
 /// vGPU APIs.
 mod virtual_gpu_queries;
-#[allow(unused_imports)]
 pub use virtual_gpu_queries::*;

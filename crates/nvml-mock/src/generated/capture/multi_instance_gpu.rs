@@ -37,22 +37,16 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
-use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
+use super::super::super::ffi::call;
 use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetComputeInstanceId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetComputeInstanceId(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +67,6 @@ pub fn nvmlDeviceGetComputeInstanceId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstanceId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstanceId(
     cx: &mut Cx,
     object: Object,
@@ -94,7 +87,6 @@ pub fn nvmlDeviceGetGpuInstanceId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstancePossiblePlacements` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
     cx: &mut Cx,
     object: Object,
@@ -144,7 +136,6 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstancePossiblePlacements_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     cx: &mut Cx,
     object: Object,
@@ -194,7 +185,6 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstanceProfileInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfo(
     cx: &mut Cx,
     object: Object,
@@ -220,7 +210,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstanceProfileInfoByIdV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     cx: &mut Cx,
     object: Object,
@@ -279,7 +268,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstanceProfileInfoV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     cx: &mut Cx,
     object: Object,
@@ -338,7 +326,6 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGpuInstanceRemainingCapacity` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     cx: &mut Cx,
     object: Object,
@@ -360,7 +347,6 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMaxMigDeviceCount` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMaxMigDeviceCount(
     cx: &mut Cx,
     object: Object,
@@ -381,7 +367,6 @@ pub fn nvmlDeviceGetMaxMigDeviceCount(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetMigMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetMigMode(
     cx: &mut Cx,
     object: Object,
@@ -405,7 +390,6 @@ pub fn nvmlDeviceGetMigMode(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceIsMigDeviceHandle` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceIsMigDeviceHandle(
     cx: &mut Cx,
     object: Object,
@@ -426,7 +410,6 @@ pub fn nvmlDeviceIsMigDeviceHandle(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetComputeInstancePossiblePlacements` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     cx: &mut Cx,
     object: Object,
@@ -480,7 +463,6 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetComputeInstanceProfileInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     cx: &mut Cx,
     object: Object,
@@ -509,7 +491,6 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetComputeInstanceProfileInfoV` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     cx: &mut Cx,
     object: Object,
@@ -568,7 +549,6 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,15 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{selector, trimmed, without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetNvLinkCapability` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkCapability(
     cx: &mut Cx,
     object: Object,
@@ -75,7 +68,6 @@ pub fn nvmlDeviceGetNvLinkCapability(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkErrorCounter` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkErrorCounter(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +94,6 @@ pub fn nvmlDeviceGetNvLinkErrorCounter(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkInfo(
     cx: &mut Cx,
     object: Object,
@@ -150,7 +141,6 @@ pub fn nvmlDeviceGetNvLinkInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkInfo_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkInfo_v3(
     cx: &mut Cx,
     object: Object,
@@ -175,7 +165,6 @@ pub fn nvmlDeviceGetNvLinkInfo_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkRemoteDeviceType` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkRemoteDeviceType(
     cx: &mut Cx,
     object: Object,
@@ -201,7 +190,6 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkRemotePciInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkRemotePciInfo(
     cx: &mut Cx,
     object: Object,
@@ -227,7 +215,6 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkRemotePciInfo_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     cx: &mut Cx,
     object: Object,
@@ -253,7 +240,6 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkState(
     cx: &mut Cx,
     object: Object,
@@ -279,7 +265,6 @@ pub fn nvmlDeviceGetNvLinkState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkUtilizationControl` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkUtilizationControl(
     cx: &mut Cx,
     object: Object,
@@ -306,7 +291,6 @@ pub fn nvmlDeviceGetNvLinkUtilizationControl(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvLinkUtilizationCounter` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkUtilizationCounter(
     cx: &mut Cx,
     object: Object,
@@ -336,7 +320,6 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlDeviceGetNvLinkVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvLinkVersion(
     cx: &mut Cx,
     object: Object,
@@ -358,7 +341,6 @@ pub fn nvmlDeviceGetNvLinkVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvlinkBwMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvlinkBwMode(
     cx: &mut Cx,
     object: Object,
@@ -391,7 +373,6 @@ pub fn nvmlDeviceGetNvlinkBwMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     cx: &mut Cx,
     object: Object,
@@ -416,7 +397,6 @@ pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvlinkRemapTableInfo_v1` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     cx: &mut Cx,
     object: Object,
@@ -441,7 +421,6 @@ pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetNvlinkSupportedBwModes` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetNvlinkSupportedBwModes(
     cx: &mut Cx,
     object: Object,
@@ -474,7 +453,6 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetNvlinkBwMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetNvlinkBwMode(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
-use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{trimmed, without_version, Cx, Mode};
 /// Reads `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     cx: &mut Cx,
     object: Object,
@@ -85,7 +77,6 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     cx: &mut Cx,
     object: Object,

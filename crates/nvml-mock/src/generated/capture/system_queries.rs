@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, c_string, selector, Cx, Mode};
 /// Reads `nvmlSystemGetCudaDriverVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetCudaDriverVersion(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +65,6 @@ pub fn nvmlSystemGetCudaDriverVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetCudaDriverVersion_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetCudaDriverVersion_v2(
     cx: &mut Cx,
     object: Object,
@@ -94,7 +85,6 @@ pub fn nvmlSystemGetCudaDriverVersion_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetDriverVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetDriverVersion(
     cx: &mut Cx,
     object: Object,
@@ -115,7 +105,6 @@ pub fn nvmlSystemGetDriverVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetHicVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetHicVersion(
     cx: &mut Cx,
     object: Object,
@@ -164,7 +153,6 @@ pub fn nvmlSystemGetHicVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetNVMLVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetNVMLVersion(
     cx: &mut Cx,
     object: Object,
@@ -185,7 +173,6 @@ pub fn nvmlSystemGetNVMLVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlSystemGetProcessName` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlSystemGetProcessName(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{selector, Cx, Mode};
 /// Reads `nvmlUnitGetCount` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetCount(
     cx: &mut Cx,
     object: Object,
@@ -73,7 +65,6 @@ pub fn nvmlUnitGetCount(
     Ok(vec![v_0])
 }
 /// Reads `nvmlUnitGetFanSpeedInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetFanSpeedInfo(
     cx: &mut Cx,
     object: Object,
@@ -98,7 +89,6 @@ pub fn nvmlUnitGetFanSpeedInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlUnitGetLedState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetLedState(
     cx: &mut Cx,
     object: Object,
@@ -123,7 +113,6 @@ pub fn nvmlUnitGetLedState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlUnitGetPsuInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetPsuInfo(
     cx: &mut Cx,
     object: Object,
@@ -148,7 +137,6 @@ pub fn nvmlUnitGetPsuInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlUnitGetTemperature` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetTemperature(
     cx: &mut Cx,
     object: Object,
@@ -170,7 +158,6 @@ pub fn nvmlUnitGetTemperature(
     Ok(vec![v_0])
 }
 /// Reads `nvmlUnitGetUnitInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlUnitGetUnitInfo(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{array_ptr, selector, Cx, Mode};
 /// Reads `nvmlDeviceGetVgpuProcessUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuProcessUtilization(
     cx: &mut Cx,
     object: Object,
@@ -107,7 +99,6 @@ pub fn nvmlDeviceGetVgpuProcessUtilization(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuUtilization` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuUtilization(
     cx: &mut Cx,
     object: Object,
@@ -169,7 +160,6 @@ pub fn nvmlDeviceGetVgpuUtilization(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlVgpuInstanceGetAccountingMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetAccountingMode(
     cx: &mut Cx,
     object: Object,
@@ -196,7 +186,6 @@ pub fn nvmlVgpuInstanceGetAccountingMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetAccountingPids` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetAccountingPids(
     cx: &mut Cx,
     object: Object,
@@ -245,7 +234,6 @@ pub fn nvmlVgpuInstanceGetAccountingPids(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetAccountingStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetAccountingStats(
     cx: &mut Cx,
     object: Object,
@@ -273,7 +261,6 @@ pub fn nvmlVgpuInstanceGetAccountingStats(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetLicenseInfo` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetLicenseInfo(
     cx: &mut Cx,
     object: Object,
@@ -300,7 +287,6 @@ pub fn nvmlVgpuInstanceGetLicenseInfo(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetLicenseInfo_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetLicenseInfo_v2(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,16 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
+use super::super::super::ffi::call;
 use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetActiveVgpus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetActiveVgpus(
     cx: &mut Cx,
     object: Object,
@@ -101,7 +95,6 @@ pub fn nvmlDeviceGetActiveVgpus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetCreatableVgpus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetCreatableVgpus(
     cx: &mut Cx,
     object: Object,
@@ -150,7 +143,6 @@ pub fn nvmlDeviceGetCreatableVgpus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetSupportedVgpus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetSupportedVgpus(
     cx: &mut Cx,
     object: Object,
@@ -199,7 +191,6 @@ pub fn nvmlDeviceGetSupportedVgpus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuCapabilities` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuCapabilities(
     cx: &mut Cx,
     object: Object,
@@ -221,7 +212,6 @@ pub fn nvmlDeviceGetVgpuCapabilities(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuSchedulerLog_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuSchedulerLog_v2(
     cx: &mut Cx,
     object: Object,
@@ -247,7 +237,6 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuSchedulerState_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuSchedulerState_v2(
     cx: &mut Cx,
     object: Object,
@@ -273,7 +262,6 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGetVgpuDriverCapabilities` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGetVgpuDriverCapabilities(
     cx: &mut Cx,
     object: Object,
@@ -295,7 +283,6 @@ pub fn nvmlGetVgpuDriverCapabilities(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetVgpuHeterogeneousMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     cx: &mut Cx,
     object: Object,
@@ -330,7 +317,6 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetVgpuSchedulerLog` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerLog(
     cx: &mut Cx,
     object: Object,
@@ -365,7 +351,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetVgpuSchedulerLog_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     cx: &mut Cx,
     object: Object,
@@ -393,7 +378,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetVgpuSchedulerState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerState(
     cx: &mut Cx,
     object: Object,
@@ -428,7 +412,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGpuInstanceGetVgpuSchedulerState_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     cx: &mut Cx,
     object: Object,
@@ -456,7 +439,6 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetEccMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetEccMode(
     cx: &mut Cx,
     object: Object,
@@ -483,7 +465,6 @@ pub fn nvmlVgpuInstanceGetEccMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetEncoderCapacity` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetEncoderCapacity(
     cx: &mut Cx,
     object: Object,
@@ -506,7 +487,6 @@ pub fn nvmlVgpuInstanceGetEncoderCapacity(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetEncoderSessions` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetEncoderSessions(
     cx: &mut Cx,
     object: Object,
@@ -559,7 +539,6 @@ pub fn nvmlVgpuInstanceGetEncoderSessions(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetEncoderStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetEncoderStats(
     cx: &mut Cx,
     object: Object,
@@ -588,7 +567,6 @@ pub fn nvmlVgpuInstanceGetEncoderStats(
     Ok(vec![v_0, v_1, v_2])
 }
 /// Reads `nvmlVgpuInstanceGetFBCSessions` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetFBCSessions(
     cx: &mut Cx,
     object: Object,
@@ -641,7 +619,6 @@ pub fn nvmlVgpuInstanceGetFBCSessions(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetFBCStats` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetFBCStats(
     cx: &mut Cx,
     object: Object,
@@ -668,7 +645,6 @@ pub fn nvmlVgpuInstanceGetFBCStats(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetFbUsage` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetFbUsage(
     cx: &mut Cx,
     object: Object,
@@ -695,7 +671,6 @@ pub fn nvmlVgpuInstanceGetFbUsage(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetFrameRateLimit` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetFrameRateLimit(
     cx: &mut Cx,
     object: Object,
@@ -718,7 +693,6 @@ pub fn nvmlVgpuInstanceGetFrameRateLimit(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetGpuInstanceId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetGpuInstanceId(
     cx: &mut Cx,
     object: Object,
@@ -741,7 +715,6 @@ pub fn nvmlVgpuInstanceGetGpuInstanceId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetGpuPciId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetGpuPciId(
     cx: &mut Cx,
     object: Object,
@@ -764,7 +737,6 @@ pub fn nvmlVgpuInstanceGetGpuPciId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetLicenseStatus` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetLicenseStatus(
     cx: &mut Cx,
     object: Object,
@@ -787,7 +759,6 @@ pub fn nvmlVgpuInstanceGetLicenseStatus(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetMdevUUID` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetMdevUUID(
     cx: &mut Cx,
     object: Object,
@@ -810,7 +781,6 @@ pub fn nvmlVgpuInstanceGetMdevUUID(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetType` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetType(
     cx: &mut Cx,
     object: Object,
@@ -837,7 +807,6 @@ pub fn nvmlVgpuInstanceGetType(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetUUID` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetUUID(
     cx: &mut Cx,
     object: Object,
@@ -860,7 +829,6 @@ pub fn nvmlVgpuInstanceGetUUID(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetVmDriverVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetVmDriverVersion(
     cx: &mut Cx,
     object: Object,
@@ -883,7 +851,6 @@ pub fn nvmlVgpuInstanceGetVmDriverVersion(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetVmID` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetVmID(
     cx: &mut Cx,
     object: Object,
@@ -913,7 +880,6 @@ pub fn nvmlVgpuInstanceGetVmID(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlVgpuTypeGetBAR1Info` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetBAR1Info(
     cx: &mut Cx,
     object: Object,
@@ -948,7 +914,6 @@ pub fn nvmlVgpuTypeGetBAR1Info(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetCapabilities` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetCapabilities(
     cx: &mut Cx,
     object: Object,
@@ -972,7 +937,6 @@ pub fn nvmlVgpuTypeGetCapabilities(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetClass` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetClass(
     cx: &mut Cx,
     object: Object,
@@ -995,7 +959,6 @@ pub fn nvmlVgpuTypeGetClass(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetDeviceID` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetDeviceID(
     cx: &mut Cx,
     object: Object,
@@ -1025,7 +988,6 @@ pub fn nvmlVgpuTypeGetDeviceID(
     Ok(vec![v_0, v_1])
 }
 /// Reads `nvmlVgpuTypeGetFrameRateLimit` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetFrameRateLimit(
     cx: &mut Cx,
     object: Object,
@@ -1048,7 +1010,6 @@ pub fn nvmlVgpuTypeGetFrameRateLimit(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetFramebufferSize` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetFramebufferSize(
     cx: &mut Cx,
     object: Object,
@@ -1075,7 +1036,6 @@ pub fn nvmlVgpuTypeGetFramebufferSize(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetGpuInstanceProfileId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetGpuInstanceProfileId(
     cx: &mut Cx,
     object: Object,
@@ -1098,7 +1058,6 @@ pub fn nvmlVgpuTypeGetGpuInstanceProfileId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetLicense` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetLicense(
     cx: &mut Cx,
     object: Object,
@@ -1121,7 +1080,6 @@ pub fn nvmlVgpuTypeGetLicense(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetMaxInstances` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetMaxInstances(
     cx: &mut Cx,
     object: Object,
@@ -1143,7 +1101,6 @@ pub fn nvmlVgpuTypeGetMaxInstances(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     cx: &mut Cx,
     object: Object,
@@ -1177,7 +1134,6 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetMaxInstancesPerVm` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetMaxInstancesPerVm(
     cx: &mut Cx,
     object: Object,
@@ -1200,7 +1156,6 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerVm(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetName` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetName(
     cx: &mut Cx,
     object: Object,
@@ -1223,7 +1178,6 @@ pub fn nvmlVgpuTypeGetName(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetNumDisplayHeads` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetNumDisplayHeads(
     cx: &mut Cx,
     object: Object,
@@ -1246,7 +1200,6 @@ pub fn nvmlVgpuTypeGetNumDisplayHeads(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetResolution` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetResolution(
     cx: &mut Cx,
     object: Object,

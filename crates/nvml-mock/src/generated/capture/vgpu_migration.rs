@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
-use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{Cx, Mode};
 /// Reads `nvmlDeviceGetVgpuSchedulerCapabilities` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuSchedulerCapabilities(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +69,6 @@ pub fn nvmlDeviceGetVgpuSchedulerCapabilities(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuSchedulerLog` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuSchedulerLog(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +93,6 @@ pub fn nvmlDeviceGetVgpuSchedulerLog(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuSchedulerState` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuSchedulerState(
     cx: &mut Cx,
     object: Object,
@@ -127,7 +117,6 @@ pub fn nvmlDeviceGetVgpuSchedulerState(
     Ok(vec![v_0])
 }
 /// Reads `nvmlGetVgpuVersion` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlGetVgpuVersion(
     cx: &mut Cx,
     object: Object,

@@ -37,22 +37,14 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-#![allow(clippy::unnecessary_cast)]
-#![allow(deprecated)]
-#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
-use std::collections::BTreeMap;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{Object, Val};
-use super::super::super::ffi::{call, union_member};
-use super::super::super::reading::{
-    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
-};
+use super::super::super::ffi::call;
+use super::super::super::reading::{without_version, Cx, Mode};
 /// Reads `nvmlDeviceGetGridLicensableFeatures` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGridLicensableFeatures(
     cx: &mut Cx,
     object: Object,
@@ -77,7 +69,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGridLicensableFeatures_v2` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v2(
     cx: &mut Cx,
     object: Object,
@@ -102,7 +93,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v2(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGridLicensableFeatures_v3` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v3(
     cx: &mut Cx,
     object: Object,
@@ -127,7 +117,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v3(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetGridLicensableFeatures_v4` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetGridLicensableFeatures_v4(
     cx: &mut Cx,
     object: Object,
@@ -152,7 +141,6 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v4(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetHostVgpuMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetHostVgpuMode(
     cx: &mut Cx,
     object: Object,
@@ -177,7 +165,6 @@ pub fn nvmlDeviceGetHostVgpuMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVgpuHeterogeneousMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVgpuHeterogeneousMode(
     cx: &mut Cx,
     object: Object,
@@ -210,7 +197,6 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlDeviceGetVirtualizationMode` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlDeviceGetVirtualizationMode(
     cx: &mut Cx,
     object: Object,
@@ -235,7 +221,6 @@ pub fn nvmlDeviceGetVirtualizationMode(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetPlacementId` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetPlacementId(
     cx: &mut Cx,
     object: Object,
@@ -270,7 +255,6 @@ pub fn nvmlVgpuInstanceGetPlacementId(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuInstanceGetRuntimeStateSize` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuInstanceGetRuntimeStateSize(
     cx: &mut Cx,
     object: Object,
@@ -305,7 +289,6 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetFbReservation` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetFbReservation(
     cx: &mut Cx,
     object: Object,
@@ -332,7 +315,6 @@ pub fn nvmlVgpuTypeGetFbReservation(
     Ok(vec![v_0])
 }
 /// Reads `nvmlVgpuTypeGetGspHeapSize` through the library: its values, or the code it answers.
-#[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
 pub fn nvmlVgpuTypeGetGspHeapSize(
     cx: &mut Cx,
     object: Object,

@@ -37,14 +37,12 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 use super::super::names::id;
-#[allow(clippy::too_many_arguments)]
 impl DeviceQueriesPciTopologyApi for Engine {
     /// `nvmlDeviceGetP2PStatus`: `engine/device.rs`.
     fn nvmlDeviceGetP2PStatus(

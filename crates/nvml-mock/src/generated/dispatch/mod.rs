@@ -37,123 +37,65 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
+// A function takes its C parameters, as many as nvml.h gives.
+#![allow(clippy::too_many_arguments)]
 /// Accounting Statistics.
 mod accounting_stats;
-#[allow(unused_imports)]
-pub use accounting_stats::*;
 /// CPU and Memory Affinity.
 mod affinity;
-#[allow(unused_imports)]
-pub use affinity::*;
 /// Device Commands.
 mod device_commands;
-#[allow(unused_imports)]
-pub use device_commands::*;
 /// Device Queries.
 mod device_queries;
-#[allow(unused_imports)]
-pub use device_queries::*;
 /// Device Queries: clocks.
 mod device_queries_clocks;
-#[allow(unused_imports)]
-pub use device_queries_clocks::*;
 /// Device Queries: identity.
 mod device_queries_identity;
-#[allow(unused_imports)]
-pub use device_queries_identity::*;
 /// Device Queries: memory ecc.
 mod device_queries_memory_ecc;
-#[allow(unused_imports)]
-pub use device_queries_memory_ecc::*;
 /// Device Queries: pci topology.
 mod device_queries_pci_topology;
-#[allow(unused_imports)]
-pub use device_queries_pci_topology::*;
 /// Device Queries: power thermal.
 mod device_queries_power_thermal;
-#[allow(unused_imports)]
-pub use device_queries_power_thermal::*;
 /// Device Queries: processes utilization.
 mod device_queries_processes_utilization;
-#[allow(unused_imports)]
-pub use device_queries_processes_utilization::*;
 /// Error reporting.
 mod error_reporting;
-#[allow(unused_imports)]
-pub use error_reporting::*;
 /// Event Handling Methods.
 mod events;
-#[allow(unused_imports)]
-pub use events::*;
 /// Excluded GPU Queries.
 mod excluded_gpu_queries;
-#[allow(unused_imports)]
-pub use excluded_gpu_queries::*;
 /// Field Value Queries.
 mod field_value_queries;
-#[allow(unused_imports)]
-pub use field_value_queries::*;
 /// GPM Functions.
 mod gpm_functions;
-#[allow(unused_imports)]
-pub use gpm_functions::*;
 /// PRM Access.
 mod gpuprm_access;
-#[allow(unused_imports)]
-pub use gpuprm_access::*;
 /// Initialization and Cleanup.
 mod initialization_and_cleanup;
-#[allow(unused_imports)]
-pub use initialization_and_cleanup::*;
 /// Multi Instance GPU Management.
 mod multi_instance_gpu;
-#[allow(unused_imports)]
-pub use multi_instance_gpu::*;
 /// NvLink Methods.
 mod nv_link;
-#[allow(unused_imports)]
-pub use nv_link::*;
 /// Power Profile Information.
 mod power_profiles;
-#[allow(unused_imports)]
-pub use power_profiles::*;
 /// Power Smoothing Information.
 mod power_smoothing;
-#[allow(unused_imports)]
-pub use power_smoothing::*;
 /// System Queries.
 mod system_queries;
-#[allow(unused_imports)]
-pub use system_queries::*;
 /// Outside every group of nvml.h.
 mod ungrouped;
-#[allow(unused_imports)]
-pub use ungrouped::*;
 /// Unit Commands.
 mod unit_commands;
-#[allow(unused_imports)]
-pub use unit_commands::*;
 /// Unit Queries.
 mod unit_queries;
-#[allow(unused_imports)]
-pub use unit_queries::*;
 /// vGPU Utilization and Accounting.
 mod util;
-#[allow(unused_imports)]
-pub use util::*;
 /// vGPU Management.
 mod vgpu;
-#[allow(unused_imports)]
-pub use vgpu::*;
 /// vGPU Migration.
 mod vgpu_migration;
-#[allow(unused_imports)]
-pub use vgpu_migration::*;
 /// vGPU APIs.
 mod virtual_gpu_queries;
-#[allow(unused_imports)]
-pub use virtual_gpu_queries::*;
 /// Drain states.
 mod zpi;
-#[allow(unused_imports)]
-pub use zpi::*;

@@ -37,12 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::super::api::*;
 use super::super::super::answer::{Call, Object};
-use super::super::super::engine::{api_entry, plain_entry};
+use super::super::super::engine::api_entry;
 use super::super::names::id;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(

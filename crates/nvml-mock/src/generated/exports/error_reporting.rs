@@ -37,13 +37,9 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::super::api::*;
-use super::super::super::answer::{Call, Object};
-use super::super::super::engine::{api_entry, plain_entry};
-use super::super::names::id;
+use super::super::super::engine::plain_entry;
 #[no_mangle]
 pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char {
     plain_entry("nvmlErrorString", core::ptr::null(), |e| e.nvmlErrorString(result))

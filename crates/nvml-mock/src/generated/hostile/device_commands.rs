@@ -37,13 +37,10 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::{Answer, Object, Val};
 use super::super::super::engine::hostile::Hostile;
-#[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
 impl DeviceCommandsApi for Hostile {
     fn nvmlDeviceClearEccErrorCounts(
         &self,

@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-use super::super::super::schema::{
-    Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
-};
+use super::super::super::schema::{Field, RecordSchema, T};
 /// The area's records (and unions) those values are made of, sorted by name.
 pub static RECORDS: [RecordSchema; 17usize] = [
     RecordSchema {

@@ -37,6 +37,8 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
+// The version constants are `c_uint` or `c_int`, by the header's spelling.
+#![allow(clippy::unnecessary_cast)]
 use nvml_sys::*;
 use super::super::schema::{Field, FunctionSchema, ObjectKind, RecordSchema, T};
 /// The kind of object each function is called on (its first parameter), by function
@@ -2013,7 +2015,6 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
 /// `(function, [(version, constant)])`: every function that takes a versioned record,
 /// with the versions of that record's layouts a caller may set: the layout of the
 /// function's prototype first, then the others newest first. Sorted by function.
-#[allow(clippy::unnecessary_cast)]
 pub static VERSIONED: [(&str, &[(u32, &str)]); 68usize] = [
     (
         "nvmlDeviceGetAddressingMode",

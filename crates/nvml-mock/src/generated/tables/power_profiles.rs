@@ -37,7 +37,6 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
 use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };

@@ -37,10 +37,7 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(unused_imports)]
-use super::super::super::schema::{
-    Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
-};
+use super::super::super::schema::{Field, FunctionSchema, ObjectKind, Output, Shape, T};
 /// The area's functions answered from a profile's values, sorted by name.
 pub static FUNCTIONS: [FunctionSchema; 6usize] = [
     FunctionSchema {
