@@ -149,6 +149,8 @@ pub struct Uses {
     outside_macros: BTreeSet<String>,
     /// The types, traits and statics the crate's other areas define that the items name.
     elsewhere: bool,
+    /// The names the items' doc comments link to (`[`Nvml::x`]` → `Nvml`).
+    docs: BTreeSet<String>,
 }
 
 impl Uses {
@@ -241,6 +243,8 @@ fn idents_into(tokens: &TokenStream, in_macro: bool, out: &mut Uses) {
                 out.names.insert(name);
             }
             TokenTree::Group(g) => idents_into(&g.stream(), in_macro || after[1] == '!', out),
+            // A doc comment's intra-doc links name items as code does: `[`Nvml::x`]` needs `Nvml`.
+            TokenTree::Literal(l) => out.docs.extend(doc_link_heads(&l.to_string())),
             _ => {}
         }
         after = match &t {
@@ -248,6 +252,38 @@ fn idents_into(tokens: &TokenStream, in_macro: bool, out: &mut Uses) {
             _ => [' ', ' '],
         };
     }
+}
+
+/// `#[cfg(doc)]` before each `use` item of `items`.
+fn for_docs_only(items: TokenStream) -> TokenStream {
+    items
+        .into_iter()
+        .flat_map(|t| match &t {
+            TokenTree::Ident(i) if i == "use" => quote!(#[cfg(doc)] #t),
+            _ => quote!(#t),
+        })
+        .collect()
+}
+
+/// The first path segment of each intra-doc link of a doc string (`[`Nvml::name`]` →
+/// `Nvml`), except links with a target of their own (`[text](path)`), which name it whole.
+fn doc_link_heads(text: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("[`") {
+        rest = &rest[open + 2..];
+        let Some(close) = rest.find("`]") else { break };
+        let (link, after) = (&rest[..close], &rest[close + 2..]);
+        rest = after;
+        if after.starts_with('(') {
+            continue;
+        }
+        let head = link.split("::").next().unwrap_or(link);
+        if !head.is_empty() && head.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            heads.push(head.to_string());
+        }
+    }
+    heads
 }
 
 /// The names `tokens` define: the identifier after `struct`, `enum`, `union`, `type`,
@@ -322,7 +358,21 @@ impl ByArea {
             words_into(tail, &mut uses.outside_macros);
             uses.elsewhere =
                 defined.iter().any(|(m, d)| m != module && d.iter().any(|n| uses.outside_macros.contains(n)));
-            let head = prelude(&uses, self.tables.contains_key(module));
+            // What only the docs name is imported for rustdoc alone (`#[cfg(doc)]`): rustc
+            // would call it unused.
+            let only_docs: BTreeSet<String> = uses.docs.difference(&uses.names).cloned().collect();
+            let doc_uses = Uses {
+                elsewhere: defined.iter().any(|(m, d)| m != module && d.iter().any(|n| only_docs.contains(n))),
+                outside_macros: only_docs.clone(),
+                names: only_docs,
+                docs: BTreeSet::new(),
+            };
+            let code_head = prelude(&uses, self.tables.contains_key(module));
+            // A prelude that imports the same whatever the items name needs nothing more.
+            let doc_prelude = prelude(&doc_uses, false);
+            let fixed = prelude(&Uses::default(), false).to_string() == doc_prelude.to_string();
+            let doc_head = (!fixed).then(|| for_docs_only(doc_prelude));
+            let head = quote!(#code_head #doc_head);
             let path = dir.join(format!("{module}.rs"));
             out.add_rust_then(model, path, &what, &[], quote!(#head #(#items)*), tail)?;
             let (m, d) = (ident(module), format!(" {title}."));

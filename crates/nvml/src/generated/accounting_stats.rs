@@ -41,6 +41,8 @@ use nvml_sys as sys;
 use crate::ffi;
 use crate::Error;
 use super::handles::*;
+#[cfg(doc)]
+use super::*;
 /// Describes accounting statistics (v2) of a process.
 ///
 /// The safe form of `nvmlAccountingStats_v2_t` and of its older layouts `nvmlAccountingStats_st`: each converts into this type (`raw::FromRaw`).

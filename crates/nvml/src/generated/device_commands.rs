@@ -42,6 +42,8 @@ use crate::ffi;
 use crate::Error;
 use super::handles::*;
 use super::*;
+#[cfg(doc)]
+use super::*;
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ClockLimitId::name`]).
 #[doc(alias = "nvmlClockLimitId_enum")]

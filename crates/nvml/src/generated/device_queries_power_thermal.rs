@@ -42,6 +42,8 @@ use crate::ffi;
 use crate::Error;
 use super::handles::*;
 use super::*;
+#[cfg(doc)]
+use super::*;
 /// Structure used to encapsulate temperature info
 ///
 /// The safe form of `nvmlTemperature_v1_t`.

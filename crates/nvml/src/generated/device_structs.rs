@@ -39,6 +39,8 @@
 
 use nvml_sys as sys;
 use crate::ffi;
+#[cfg(doc)]
+use super::handles::*;
 /// Enum to represent type of bridge chip
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BridgeChipType::name`]).

@@ -41,6 +41,10 @@ use nvml_sys as sys;
 use crate::ffi;
 use crate::Error;
 use super::handles::*;
+#[cfg(doc)]
+use super::handles::*;
+#[cfg(doc)]
+use super::*;
 /// Device capabilities
 ///
 /// The safe form of `nvmlDeviceCapabilities_v1_t`.

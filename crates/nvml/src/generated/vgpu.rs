@@ -42,6 +42,8 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
+#[cfg(doc)]
+use super::*;
 /// What `nvmlVgpuTypeGetDeviceID` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]

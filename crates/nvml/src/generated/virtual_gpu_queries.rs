@@ -42,6 +42,8 @@ use crate::ffi;
 use crate::Error;
 use super::handles::*;
 use super::*;
+#[cfg(doc)]
+use super::*;
 impl<'n> Device<'n> {
     /// Retrieve the vGPU Software licensable features.
     ///

@@ -41,6 +41,8 @@ use nvml_sys as sys;
 use crate::ffi;
 use crate::{Error, Nvml};
 use super::*;
+#[cfg(doc)]
+use super::*;
 impl Nvml {
     /// Request the OS and the NVIDIA kernel driver to rediscover a portion of the PCI subsystem looking for GPUs that
     /// were previously removed. The portion of the PCI tree can be narrowed by specifying a domain, bus, and device.
