@@ -248,7 +248,7 @@ fn compare_headers(
         safe: SafeDiff::default(),
     };
     if let (Some(old_api), Ok(new_api)) = (old_api, SafeApi::of(new)) {
-        diff.safe = safe::diff(old_api, &new_api, &diff, old);
+        diff.safe = safe::diff(old_api, &new_api, &diff, old, &new.bindings.enum_params);
         diff.safe.kept = new.bindings.model.kept.clone();
     }
     diff.api_changes =
@@ -772,6 +772,7 @@ impl HeaderDiff {
                 let cause = match b.cause {
                     Cause::NvidiaRemoved => "NVIDIA removed",
                     Cause::NvidiaChanged => "NVIDIA changed",
+                    Cause::NvidiaTyped => "NVIDIA typed",
                     Cause::Generator => "generator",
                 };
                 let _ = writeln!(out, "- `{}` {} ({cause}): {}", b.item, b.change, b.why);

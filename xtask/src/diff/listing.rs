@@ -115,7 +115,8 @@ pub fn breaks(old: &SafeApi, new: &SafeApi) -> Vec<Breaking> {
     for t in old.types.values_mut() {
         t.members.values_mut().for_each(|ty| *ty = renamed(ty));
     }
-    diff(&old, new, &HeaderDiff::default(), &crate::model::Model::default()).breaking
+    diff(&old, new, &HeaderDiff::default(), &crate::model::Model::default(), &std::collections::BTreeMap::new())
+        .breaking
 }
 
 /// A break as a changelog line: `` - `Device::name`: removed ``.

@@ -58,6 +58,9 @@ pub enum Cause {
     NvidiaRemoved,
     /// NVIDIA changed the C type of something the API carries.
     NvidiaChanged,
+    /// NVIDIA added the enum that a parameter's documentation says it carries (an `enums`
+    /// rule): the C type is the same integer, and the method now takes or returns the enum.
+    NvidiaTyped,
     /// The header's C items the API comes from did not change: the generator, the rules or the
     /// header's documentation did.
     Generator,
@@ -226,18 +229,31 @@ impl SafeApi {
             }
             return;
         }
+        // Deprecated forwarders (`The former name of [`Self::new_name`]`), by their target.
+        let mut forwarders = Vec::new();
         for m in &i.items {
             match m {
                 syn::ImplItem::Fn(f) if is_pub(&f.vis) => {
                     let text = signature(&f.sig);
-                    self.methods
-                        .insert(format!("{owner}::{}", f.sig.ident), ApiItem { text, c_names: c_names(&f.attrs) });
+                    let key = format!("{owner}::{}", f.sig.ident);
+                    let names = c_names(&f.attrs);
+                    if names.is_empty() {
+                        forwarders.extend(forwarded_to(&f.attrs).map(|t| (key.clone(), format!("{owner}::{t}"))));
+                    }
+                    self.methods.insert(key, ApiItem { text, c_names: names });
                 }
                 syn::ImplItem::Const(c) if is_pub(&c.vis) => {
                     let text = format!("const {}: {}", c.ident, tokens(&c.ty));
                     self.methods.insert(format!("{owner}::{}", c.ident), ApiItem { text, c_names: c_names(&c.attrs) });
                 }
                 _ => {}
+            }
+        }
+        // A forwarder comes from the C items of the method it calls.
+        for (key, target) in forwarders {
+            let names = self.methods.get(&target).map(|t| t.c_names.clone()).unwrap_or_default();
+            if let Some(m) = self.methods.get_mut(&key) {
+                m.c_names = names;
             }
         }
     }
@@ -266,6 +282,18 @@ fn is_pub(v: &syn::Visibility) -> bool {
 
 fn tokens(t: &impl quote::ToTokens) -> String {
     t.to_token_stream().to_string()
+}
+
+/// The method a deprecated forwarder calls: `x` of a doc line "The former name of
+/// [`Self::x`], which it calls."
+fn forwarded_to(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| {
+        let syn::Meta::NameValue(nv) = &a.meta else { return None };
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { return None };
+        let v = s.value();
+        let rest = v.trim().strip_prefix("The former name of [`Self::")?;
+        Some(rest.split('`').next()?.to_string())
+    })
 }
 
 /// The C names of an item: its `#[doc(alias)]`s and a doc line that is only a C name in
@@ -315,6 +343,8 @@ struct Header<'h> {
     d: &'h HeaderDiff,
     /// The old header's model: what its functions take.
     old: &'h crate::model::Model,
+    /// `function.parameter` → the C enum it carries, in the new header (`enums` rules).
+    typed: &'h BTreeMap<String, String>,
 }
 
 impl Header<'_> {
@@ -386,6 +416,21 @@ impl Header<'_> {
                 }
             }
         }
+        // A parameter the new header types: the enum its documentation names is new.
+        for c in c_names {
+            let params = self.typed.iter().filter(|(k, _)| k.split_once('.').is_some_and(|(f, _)| f == c));
+            for (key, e) in params {
+                if self.d.enums.added.iter().any(|i| Self::names(&i.name).contains(&e.as_str())) {
+                    let param = key.split_once('.').map_or("", |(_, p)| p);
+                    changes.push((
+                        Cause::NvidiaTyped,
+                        format!(
+                            "NVIDIA added `{e}`, the enum that `{param}` of `{c}` carries (its documentation names it)"
+                        ),
+                    ));
+                }
+            }
+        }
         changes.sort_by_key(|(cause, _)| *cause != Cause::NvidiaRemoved);
         if let Some(first) = changes.into_iter().next() {
             return first;
@@ -400,9 +445,15 @@ impl Header<'_> {
 }
 
 /// The safe crate's changes between two APIs, the semver verdict and its reasons (`header`:
-/// the header's changes, which explain them).
-pub fn diff(old: &SafeApi, new: &SafeApi, header: &HeaderDiff, old_model: &crate::model::Model) -> SafeDiff {
-    let h = Header { d: header, old: old_model };
+/// the header's changes, which explain them, with `typed`, the new header's `enums` rules).
+pub fn diff(
+    old: &SafeApi,
+    new: &SafeApi,
+    header: &HeaderDiff,
+    old_model: &crate::model::Model,
+    typed: &BTreeMap<String, String>,
+) -> SafeDiff {
+    let h = Header { d: header, old: old_model, typed };
     let methods = section(&old.methods, &new.methods, |i| i.text.clone(), |_, _| Vec::new());
     let types = section(&old.types, &new.types, |t| t.text.clone(), |_, _| Vec::new());
     let raw_old: BTreeMap<String, String> = old.raw.iter().map(|r| (r.clone(), String::new())).collect();
@@ -484,4 +535,36 @@ fn type_change(o: &ApiType, n: &ApiType) -> Option<String> {
         return None;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::Item;
+
+    /// A method whose parameter the new header's documentation types with a new enum.
+    fn typed_method(typed: &BTreeMap<String, String>) -> Vec<(String, Cause, String)> {
+        let item = |ret: &str| ApiItem {
+            text: format!("fn version(&self, link: u32) -> Result<{ret}, Error>"),
+            c_names: vec!["nvmlDeviceGetVersion".into()],
+        };
+        let old = SafeApi { methods: [("Device::version".to_string(), item("u32"))].into(), ..SafeApi::default() };
+        let new = SafeApi { methods: [("Device::version".to_string(), item("Version"))].into(), ..SafeApi::default() };
+        let mut header = HeaderDiff::default();
+        header.enums.added.push(Item { name: "nvmlVersion_t (nvmlVersion_enum)".into(), detail: String::new() });
+        let d = diff(&old, &new, &header, &crate::model::Model::default(), typed);
+        d.breaking.into_iter().map(|b| (b.item, b.cause, b.why)).collect()
+    }
+
+    #[test]
+    fn a_parameter_typed_by_an_enum_the_header_adds_is_nvidias_change() {
+        let typed: BTreeMap<String, String> =
+            [("nvmlDeviceGetVersion.version".into(), "nvmlVersion_enum".into())].into();
+        let breaking = typed_method(&typed);
+        assert_eq!(breaking.len(), 1, "{breaking:?}");
+        assert_eq!((breaking[0].0.as_str(), breaking[0].1), ("Device::version", Cause::NvidiaTyped));
+        assert!(breaking[0].2.contains("NVIDIA added `nvmlVersion_enum`"), "{}", breaking[0].2);
+        // Without the rule the same change is the generator's.
+        assert_eq!(typed_method(&BTreeMap::new())[0].1, Cause::Generator);
+    }
 }

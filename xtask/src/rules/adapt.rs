@@ -9,7 +9,9 @@
 //! corpus test, which adapts the rules to each of the 33 published headers, checks the rules
 //! against every header they cover.
 
-use super::Rules;
+use std::collections::BTreeMap;
+
+use super::{FlagsRule, Rules};
 use crate::model::{Model, Ty};
 
 /// A rule left out for a header: `section.key` and why.
@@ -121,6 +123,13 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("former_methods", rules.former_methods, function, no_function);
     keep!("see_also", rules.see_also, function, no_function);
     keep!("enums", rules.enums, function, no_function);
+    rules.enums.retain(|k, e| {
+        let keep = model.enums.contains_key(e) || model.typedefs.contains_key(e);
+        if !keep {
+            note("enums", k, "the header has no such enum");
+        }
+        keep
+    });
     keep!(
         "type_renames",
         rules.type_renames,
@@ -164,47 +173,14 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
         }
         keep
     });
-    for (name, flags) in rules.bitflags.iter_mut() {
-        flags.params.retain(|p| {
-            let keep = function(p);
-            if !keep {
-                note("bitflags", &format!("{name}.params.{p}"), no_function);
-            }
-            keep
-        });
-        flags.fields.retain(|p| {
-            let keep = field(p, p.split_once('.').map_or("", |(_, f)| f));
-            if !keep {
-                note("bitflags", &format!("{name}.fields.{p}"), "the header has no such field");
-            }
-            keep
-        });
-        flags.exclude.retain(|c| model.constants.contains_key(c));
+    for (section, table) in [("bitflags", &mut rules.bitflags), ("values", &mut rules.values)] {
+        flags_to_header(section, table, model, &mut note);
     }
     rules.versions.retain(|api, symbols| {
         symbols.retain(|s| model.functions.contains_key(s));
         let keep = !symbols.is_empty();
         if !keep {
             note("versions", api, "the header has none of its functions");
-        }
-        keep
-    });
-    // A bit mask whose prefix an older header does not spell yet takes its bits from the
-    // first alias prefix it does (`nvmlClocksThrottleReason*` before `nvmlClocksEventReason*`).
-    for flags in rules.bitflags.values_mut() {
-        let spelled = |p: &str| model.constants.keys().any(|c| c.starts_with(p));
-        if !spelled(&flags.prefix) {
-            if let Some(i) = flags.aliases.iter().position(|a| spelled(a)) {
-                let alias = flags.aliases.remove(i);
-                flags.prefix = alias;
-            }
-        }
-        flags.aliases.retain(|a| spelled(a));
-    }
-    rules.bitflags.retain(|name, flags| {
-        let keep = model.constants.keys().any(|c| c.starts_with(&flags.prefix));
-        if !keep {
-            note("bitflags", name, "the header has no constant of its prefix");
         }
         keep
     });
@@ -248,6 +224,54 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     out
 }
 
+/// Drops from a `bitflags` or `values` table the parameters, fields and excluded constants the
+/// header lacks, takes an older prefix from an alias, and drops the rules with no constant.
+fn flags_to_header(
+    section: &str,
+    table: &mut BTreeMap<String, FlagsRule>,
+    model: &Model,
+    note: &mut impl FnMut(&str, &str, &str),
+) {
+    let function = |k: &str| model.functions.contains_key(k.split('.').next().unwrap_or(k));
+    let field = |k: &str| {
+        let (r, f) = k.split_once('.').unwrap_or((k, ""));
+        model.records.get(r).is_some_and(|r| r.fields.iter().any(|g| g.name == f))
+    };
+    for (name, flags) in table.iter_mut() {
+        flags.params.retain(|p| {
+            let keep = function(p);
+            if !keep {
+                note(section, &format!("{name}.params.{p}"), "the header has no such function");
+            }
+            keep
+        });
+        flags.fields.retain(|p| {
+            let keep = field(p);
+            if !keep {
+                note(section, &format!("{name}.fields.{p}"), "the header has no such field");
+            }
+            keep
+        });
+        flags.exclude.retain(|c| model.constants.contains_key(c));
+        // A prefix an older header does not spell yet takes its constants from the first alias
+        // prefix it does (`nvmlClocksThrottleReason*` before `nvmlClocksEventReason*`).
+        let spelled = |p: &str| model.constants.keys().any(|c| c.starts_with(p));
+        if !spelled(&flags.prefix) {
+            if let Some(i) = flags.aliases.iter().position(|a| spelled(a)) {
+                flags.prefix = flags.aliases.remove(i);
+            }
+        }
+        flags.aliases.retain(|a| spelled(a));
+    }
+    table.retain(|name, flags| {
+        let keep = model.constants.keys().any(|c| c.starts_with(&flags.prefix));
+        if !keep {
+            note(section, name, "the header has no constant of its prefix");
+        }
+        keep
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,5 +292,46 @@ mod tests {
         assert_eq!(rules.booleans.iter().collect::<Vec<_>>(), ["nvmlEnableState_t"]);
         let left: Vec<&str> = adapted.left_out.iter().map(|l| l.rule.as_str()).collect();
         assert_eq!(left, ["booleans.nvmlDeviceGetGone.flag", "booleans.nvmlGone_t"]);
+    }
+
+    #[test]
+    fn values_and_enums_rules_keep_what_an_older_header_has() {
+        let mut model = Model::default();
+        model.constants.insert(
+            "NVML_GPU_INSTANCE_PROFILE_1_SLICE".into(),
+            crate::model::Constant {
+                name: "NVML_GPU_INSTANCE_PROFILE_1_SLICE".into(),
+                value: crate::model::ConstValue::Str(String::new()),
+                doc: None,
+                line: 1,
+            },
+        );
+        let flags = |prefix: &str, exclude: &[&str], fields: &[&str]| FlagsRule {
+            prefix: prefix.into(),
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            fields: fields.iter().map(|s| s.to_string()).collect(),
+            ..FlagsRule::default()
+        };
+        let mut rules = Rules {
+            values: [
+                (
+                    "GpuInstanceProfile".into(),
+                    flags("NVML_GPU_INSTANCE_PROFILE_", &["NVML_GPU_INSTANCE_PROFILE_CAPS_P2P"], &[]),
+                ),
+                ("Engine".into(), flags("NVML_VGPU_SCHEDULER_ENGINE_TYPE_", &[], &["nvmlGone_t.engineId"])),
+            ]
+            .into(),
+            enums: [("nvmlDeviceGetNvLinkVersion.version".into(), "nvmlNvlinkVersion_t".into())].into(),
+            ..Rules::default()
+        };
+        let adapted = to_header(&mut rules, &model);
+        assert_eq!(rules.values.keys().collect::<Vec<_>>(), ["GpuInstanceProfile"]);
+        assert!(rules.values["GpuInstanceProfile"].exclude.is_empty());
+        assert!(rules.enums.is_empty());
+        let left: Vec<&str> = adapted.left_out.iter().map(|l| l.rule.as_str()).collect();
+        assert_eq!(
+            left,
+            ["enums.nvmlDeviceGetNvLinkVersion.version", "values.Engine.fields.nvmlGone_t.engineId", "values.Engine"]
+        );
     }
 }
