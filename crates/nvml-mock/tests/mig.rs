@@ -99,7 +99,8 @@ fn device(lib: &NvmlLib, index: u32) -> nvmlDevice_t {
 }
 
 /// The child of [`a_process_that_is_not_root_may_not_change_mig`]: every MIG change on `h100`'s
-/// GPU 7 answers `NO_PERMISSION`, and what it reads still answers.
+/// GPU 7 answers `NO_PERMISSION`, and what it reads still answers; with `MIG_GRANTED`, the
+/// profile grants the capability and a GPU instance is created.
 #[test]
 fn not_root_child() {
     if std::env::var_os(CHILD_ENV).is_none() {
@@ -109,15 +110,23 @@ fn not_root_child() {
     let d7 = device(&lib, 7);
     // SAFETY: the out-pointers are valid for the calls.
     unsafe {
-        let mut gi = std::ptr::null_mut();
-        assert_eq!(lib.nvmlDeviceCreateGpuInstance().unwrap()(d7, 19, &mut gi), NVML_ERROR_NO_PERMISSION);
+        let (mut gi, mut ci) = (std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(lib.nvmlDeviceGetGpuInstanceById().unwrap()(d7, 1, &mut gi), NVML_SUCCESS);
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceById().unwrap()(gi, 0, &mut ci), NVML_SUCCESS);
+        if std::env::var_os("MIG_GRANTED").is_some() {
+            assert_eq!(lib.nvmlComputeInstanceDestroy().unwrap()(ci), NVML_SUCCESS);
+            assert_eq!(lib.nvmlGpuInstanceDestroy().unwrap()(gi), NVML_SUCCESS);
+            assert_eq!(lib.nvmlDeviceCreateGpuInstance().unwrap()(d7, 9, &mut gi), NVML_SUCCESS);
+            println!("granted: changed");
+            return;
+        }
+        let mut other = std::ptr::null_mut();
+        assert_eq!(lib.nvmlDeviceCreateGpuInstance().unwrap()(d7, 19, &mut other), NVML_ERROR_NO_PERMISSION);
         let mut status = 0;
         assert_eq!(lib.nvmlDeviceSetMigMode().unwrap()(d7, 1, &mut status), NVML_ERROR_NO_PERMISSION);
-        assert_eq!(lib.nvmlDeviceGetGpuInstanceById().unwrap()(d7, 1, &mut gi), NVML_SUCCESS);
         assert_eq!(lib.nvmlGpuInstanceDestroy().unwrap()(gi), NVML_ERROR_NO_PERMISSION);
-        let mut ci = std::ptr::null_mut();
-        assert_eq!(lib.nvmlGpuInstanceCreateComputeInstance().unwrap()(gi, 0, &mut ci), NVML_ERROR_NO_PERMISSION);
-        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceById().unwrap()(gi, 0, &mut ci), NVML_SUCCESS);
+        let mut new_ci = std::ptr::null_mut();
+        assert_eq!(lib.nvmlGpuInstanceCreateComputeInstance().unwrap()(gi, 0, &mut new_ci), NVML_ERROR_NO_PERMISSION);
         assert_eq!(lib.nvmlComputeInstanceDestroy().unwrap()(ci), NVML_ERROR_NO_PERMISSION);
         let mut n = 0;
         assert_eq!(lib.nvmlDeviceGetGpuInstanceRemainingCapacity().unwrap()(d7, 19, &mut n), NVML_SUCCESS);
@@ -125,19 +134,29 @@ fn not_root_child() {
     println!("not root: refused");
 }
 
+/// A process that is not root (uid 54321 when the test runs as root) gets `NO_PERMISSION`,
+/// unless its profile grants the MIG configuration capability.
 #[test]
 fn a_process_that_is_not_root_may_not_change_mig() {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["not_root_child", "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, "1")
-        .env("NVML_MOCK_PROFILE", "h100")
-        .env_remove("NVML_MOCK_SESSION");
-    if is_root() {
-        cmd.uid(54321).gid(54321);
+    let dir = tmp("not-root");
+    let granted = dir.join("granted.yaml");
+    std::fs::write(&granted, "base: [h100]\nsystem: {mig_config_capability: true}\n").unwrap();
+    for (profile, says) in [("h100", "not root: refused"), (granted.to_str().unwrap(), "granted: changed")] {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args(["not_root_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, "1")
+            .env("NVML_MOCK_PROFILE", profile)
+            .env_remove("NVML_MOCK_SESSION");
+        if profile != "h100" {
+            cmd.env("MIG_GRANTED", "1");
+        }
+        if is_root() {
+            cmd.uid(54321).gid(54321);
+        }
+        let out = cmd.output().expect("the test binary runs");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && text.contains(says), "{profile}: {text}");
     }
-    let out = cmd.output().expect("the test binary runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("not root: refused"), "{text}");
 }
 
 /// GPU 0 of `h100`: enabling MIG is pending until the GPU is reset (`ctl reset-gpu`), then
