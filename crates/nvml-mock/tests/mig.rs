@@ -223,3 +223,42 @@ fn mig_mode_and_the_tree_in_a_session() {
         assert!(e.contains("GPU 99 does not exist"), "{e}");
     }
 }
+
+/// A compute instance that a process runs in is in use, and so is its GPU instance: a GPU in
+/// MIG mode whose profile runs a process in compute instance 1 of GPU instance 1.
+#[test]
+fn instances_with_processes_are_in_use() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        let dir = tmp("processes");
+        let profile = dir.join("busy.yaml");
+        std::fs::write(
+            &profile,
+            "base: [h100]\ncper_records: []\nsystem: {mig_config_capability: true}\ndevices:\n  - mig:\n      mode: true\n      \
+             gpu_instances: [{profile: NVML_GPU_INSTANCE_PROFILE_3_SLICE, id: 1, start: 0, compute_instances: [\
+             {profile: NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, id: 0, start: 0, size: 1}, \
+             {profile: NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, id: 1, start: 1, size: 1}]}]\n    processes:\n      \
+             compute: [{pid: 4242, used_memory: 1048576, name: python3, gpu_instance_id: 1, compute_instance_id: 1}]\n      \
+             graphics: []\n    memory: {used: 1048576}\n",
+        )
+        .unwrap();
+        nvml_mock::testing::in_child(
+            "instances_with_processes_are_in_use",
+            &[("NVML_MOCK_PROFILE", profile.to_str().unwrap())],
+        );
+        return;
+    }
+    let lib = open();
+    let d0 = device(&lib, 0);
+    // SAFETY: the out-pointers are valid for the calls.
+    unsafe {
+        let (mut gi, mut busy, mut idle) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(lib.nvmlDeviceGetGpuInstanceById().unwrap()(d0, 1, &mut gi), NVML_SUCCESS);
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceById().unwrap()(gi, 1, &mut busy), NVML_SUCCESS);
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceById().unwrap()(gi, 0, &mut idle), NVML_SUCCESS);
+        let destroy = lib.nvmlComputeInstanceDestroy().unwrap();
+        assert_eq!(destroy(busy), NVML_ERROR_IN_USE, "a process runs in compute instance 1");
+        assert_eq!(destroy(idle), NVML_SUCCESS);
+        assert_eq!(destroy(idle), NVML_ERROR_INVALID_ARGUMENT, "destroyed already: a stale handle");
+        assert_eq!(lib.nvmlGpuInstanceDestroy().unwrap()(gi), NVML_ERROR_IN_USE, "it has a compute instance");
+    }
+}

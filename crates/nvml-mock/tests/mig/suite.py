@@ -154,8 +154,12 @@ class Observer:
         self.p.wait()
 
 
+def state_json(h):
+    return json.loads(json.dumps(state(h), sort_keys=True))
+
+
 def same(obs, h, gpu, step):
-    mine = json.loads(json.dumps(state(h), sort_keys=True))
+    mine = state_json(h)
     theirs = obs.state(gpu)
     check(mine == theirs, "%s: another process of the session sees %s, this one %s" % (step, theirs, mine))
     return mine
@@ -364,6 +368,25 @@ def drive(profile, gpu):
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
         check(out.returncode == 0, "the process that is not root: %s" % out.stderr)
         check(out.stdout.split() == [str(n.NVML_ERROR_NO_PERMISSION)] * 2, "not root: %s" % out.stdout)
+
+    # 7. The tree outlives the process that changed it: with the 4g instance gone, a process
+    # of the session creates a 1g.10gb instance and exits; this process and one that joins the
+    # session now see it.
+    n.nvmlGpuInstanceDestroy(g4)
+    child = (
+        "import pynvml as n\nn.nvmlInit()\nh = n.nvmlDeviceGetHandleByIndex(%d)\n"
+        "print(n.nvmlGpuInstanceGetInfo(n.nvmlDeviceCreateGpuInstance(h, 19)).id)\n" % gpu
+    )
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    check(out.returncode == 0, "a process that creates an instance: %s" % out.stderr)
+    made_by_child = int(out.stdout)
+    seen_here = [gi[0] for gi in same(obs, h, gpu, "after the child exited")["gis"]]
+    check(made_by_child in seen_here, "the child's GPU instance %d outlives it: %s" % (made_by_child, seen_here))
+    late = Observer()
+    check(late.state(gpu) == state_json(h), "a process that joins later sees the tree")
+    late.close()
+    n.nvmlGpuInstanceDestroy(n.nvmlDeviceGetGpuInstanceById(h, made_by_child))
+    g4 = n.nvmlDeviceCreateGpuInstanceWithPlacement(h, 5, place(0, 4))
 
     # Every partition the guide allows, and back to none.
     n.nvmlComputeInstanceDestroy(c3)
