@@ -55,8 +55,8 @@ const KEPT_EVENTS: usize = 1000;
 /// error naming the file.
 pub const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Keys that shape the MIG tree, which a mock builds at `nvmlInit` (its handles stay valid
-/// across changes, so the tree does not change).
+/// Keys that shape the MIG tree, which `set` does not change: the tree changes as on a GPU
+/// (instances created and destroyed through NVML, the mode at `reset-gpu`; [`mig`]).
 const MIG_TREE: &[&str] =
     &["mig.mode", "mig.gpu_instances", "mig.gpu_instance_profiles", "mig.compute_instance_profiles"];
 
@@ -475,7 +475,7 @@ impl State {
                     .map_err(|e| format!("set {gpu} {key}: `{value}` is not a YAML value: {e}"))?;
                 if MIG_TREE.contains(&key.as_str()) {
                     return Err(format!(
-                        "set {gpu} {key}: `{key}` shapes the MIG tree, which the mock builds at nvmlInit: give it in a profile"
+                        "set {gpu} {key}: `{key}` shapes the MIG tree: give it in a profile, or change the tree as on a GPU (NVML's create and destroy functions, nvmlDeviceSetMigMode, then `reset-gpu {gpu}`)"
                     ));
                 }
                 let target = self.target(key).map_err(|e| format!("set {gpu} {key}: {e}"))?;
