@@ -1,10 +1,10 @@
-//! `nvml-mock ctl` commands: each line of an input is the arguments of one `ctl` (split at
-//! spaces, or at tabs where the line has one, so that a YAML value can hold spaces), run in
-//! order on a session held in memory (`nvml_mock::fuzzing::Ctl`); a first line `profile NAME`
-//! names the session's built-in profile, else it runs [`SMALL`] (each command loads the
-//! profile: a built-in one, with its bases, costs tens of milliseconds, and a captured one
-//! hundreds). After a first byte 0xFF, the commands are built from `ctl`'s own vocabulary and
-//! the profile's (keys, functions, error codes, values), on [`SMALL`].
+//! `nvml-mock ctl` commands (`reset-gpu` among them): each line of an input is the arguments of one
+//! `ctl` (split at spaces, or at tabs where the line has one, so that a YAML value can hold
+//! spaces), run in order on a session held in memory (`nvml_mock::fuzzing::Ctl`); a first line
+//! `profile NAME` names the session's built-in profile, else it runs [`SMALL`] (each command loads
+//! the profile: a built-in one, with its bases, costs tens of milliseconds, and a captured one
+//! hundreds). After a first byte 0xFF, the commands are built from `ctl`'s own vocabulary and the
+//! profile's (keys, functions, error codes, values), on [`SMALL`].
 //!
 //! What must hold: a command that fails is an error that names its place (its command word,
 //! an argument of it, or its GPU) and leaves the state as it was; one that succeeds leaves a
@@ -24,8 +24,10 @@ use nvmlkit_fuzz::{scratch, to_text, Yaml};
 /// The commands of one input at most.
 const COMMANDS: usize = 8;
 /// The session's profile when the input names none: four GPUs of a driver that numbers the
-/// fields (as a file: `NVML_MOCK_PROFILE=PATH`).
-const SMALL: &str = "name: small\nsystem: {driver_version: 580.82.07}\ndevices: [{}, {}, {}, {}]\n";
+/// fields, the last one MIG-capable with MIG pending (so that `reset-gpu 3` changes its MIG
+/// tree) (as a file: `NVML_MOCK_PROFILE=PATH`).
+const SMALL: &str =
+    "name: small\nsystem: {driver_version: 580.82.07}\ndevices: [{}, {}, {}, {mig: {mode: false, pending: true}}]\n";
 
 /// The path of [`SMALL`].
 fn small() -> &'static str {
@@ -96,6 +98,7 @@ fn structured(u: &mut Unstructured) -> Result<(String, Vec<Vec<String>>)> {
                     args.push(gpu(u, &y)?);
                 }
             }
+            9 if u.arbitrary()? => args.extend(["reset-gpu".to_string(), gpu(u, &y)?]),
             _ => {
                 for _ in 0..u.int_in_range(0..=5)? {
                     args.push(y.word(u)?);

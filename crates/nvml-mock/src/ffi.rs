@@ -416,6 +416,12 @@ pub fn user_id() -> u32 {
     unsafe { libc::getuid() }
 }
 
+/// The effective user id of the process (0: root).
+pub fn effective_user_id() -> u32 {
+    // SAFETY: `geteuid` cannot fail and touches no memory of ours.
+    unsafe { libc::geteuid() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ use crate::{driver, engine, profile, session};
 pub fn profile(text: &str, origin: &str) -> Result<usize, String> {
     let p = profile::parse(text, origin)?;
     let devices = p.devices.len();
-    engine::System::new(&engine::resolve::Resolved::new(p, None), None, None)?;
+    engine::System::new(&engine::resolve::Resolved::new(p, None), None, None, &Default::default())?;
     Ok(devices)
 }
 
@@ -144,13 +144,14 @@ impl Ctl {
             let mut systems = systems.borrow_mut();
             if !systems.contains_key(&self.state.profile) {
                 let p = profile::parse(&text, &origin)?;
-                let old = engine::System::new(&engine::resolve::Resolved::new(p, None), None, None)?;
+                let old =
+                    engine::System::new(&engine::resolve::Resolved::new(p, None), None, None, &Default::default())?;
                 systems.insert(self.state.profile.clone(), old);
             }
             let old = systems.get(&self.state.profile);
-            engine::System::new(&r, None, old).map(drop)
+            engine::System::new(&r, None, old, &self.state.mig).map(drop)
         })?;
-        engine::System::new(&r, None, None).map(drop)
+        engine::System::new(&r, None, None, &self.state.mig).map(drop)
     }
 }
 
@@ -158,10 +159,22 @@ impl Ctl {
 /// error codes; sorted.
 pub fn ctl_words() -> Vec<String> {
     use crate::generated::names::CONSTANTS;
-    let mut words: Vec<String> =
-        ["set", "error", "event", "lost", "reset", "show", "xid", "ecc-dbe", "ecc-sbe", "--times", "--session"]
-            .map(String::from)
-            .into();
+    let mut words: Vec<String> = [
+        "set",
+        "error",
+        "event",
+        "lost",
+        "reset",
+        "reset-gpu",
+        "show",
+        "xid",
+        "ecc-dbe",
+        "ecc-sbe",
+        "--times",
+        "--session",
+    ]
+    .map(String::from)
+    .into();
     words.extend(
         CONSTANTS
             .iter()

@@ -74,7 +74,7 @@
 //!    a function's outputs back into a profile's values.
 //! 5. `generated::answers`, `generated::capture`, `session`: the getters that answer from the
 //!    profile's values, and the readers that record them from a driver; the shared state of
-//!    the sessions of `nvml-mock ctl`.
+//!    the sessions of `nvml-mock ctl`, the GPUs' MIG trees among it (`session::mig`).
 //! 6. `generated::api`: the `Api` trait.
 //! 7. `engine`: the hand-written behaviour.
 //! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported

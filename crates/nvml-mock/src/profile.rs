@@ -201,6 +201,8 @@ pub static SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("driver_version", Kind::Str),
     ("driver_branch", Kind::Str),
     ("privileged", Kind::Bool),
+    // A caller that is not root may change MIG (the mig/config capability granted).
+    ("mig_config_capability", Kind::Bool),
     ("numa_cpus", Kind::Map),
     ("checks", Kind::Map),
     ("refused_versions", Kind::List),

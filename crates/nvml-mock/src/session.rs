@@ -40,6 +40,8 @@ use crate::generated::tables::OBJECTS;
 use crate::profile::{self, Overlay, Put};
 use crate::schema::ObjectKind;
 
+pub mod mig;
+
 /// The variable that names a mock's session.
 pub const ENV: &str = "NVML_MOCK_SESSION";
 /// The variable that names the directory of the sessions' files.
@@ -53,8 +55,8 @@ const KEPT_EVENTS: usize = 1000;
 /// error naming the file.
 pub const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Keys that shape the MIG tree, which a mock builds at `nvmlInit` (its handles stay valid
-/// across changes, so the tree does not change).
+/// Keys that shape the MIG tree, which `set` does not change: the tree changes as on a GPU
+/// (instances created and destroyed through NVML, the mode at `reset-gpu`; [`mig`]).
 const MIG_TREE: &[&str] =
     &["mig.mode", "mig.gpu_instances", "mig.gpu_instance_profiles", "mig.compute_instance_profiles"];
 
@@ -165,8 +167,9 @@ impl Shared {
         self.words[0].load(Ordering::Acquire)
     }
 
-    fn bump(&self) {
-        self.words[0].fetch_add(1, Ordering::AcqRel);
+    /// Bumps the generation: the new one.
+    fn bump(&self) -> u64 {
+        self.words[0].fetch_add(1, Ordering::AcqRel) + 1
     }
 
     /// Counter `i` of the errors limited by `--times` (1 and up).
@@ -242,6 +245,9 @@ pub struct State {
     pub events: Vec<Event>,
     /// The number of the last event injected.
     pub last_event: u64,
+    /// The MIG trees the session's processes (or `ctl reset-gpu`) changed, by GPU; a GPU
+    /// without one has the tree its profile declares ([`mig`]).
+    pub mig: BTreeMap<usize, mig::Gpu>,
 }
 
 fn int(v: &Value, path: &str) -> Result<u64, String> {
@@ -296,6 +302,10 @@ impl State {
         }
         for g in get("lost").and_then(Value::as_sequence).into_iter().flatten() {
             s.changes.lost.insert(int(g, "lost")? as usize);
+        }
+        for (gpu, tree) in get("mig").and_then(Value::as_mapping).into_iter().flatten() {
+            let gpu = int(gpu, "mig")? as usize;
+            s.mig.insert(gpu, mig::Gpu::from_value(tree, &format!("mig.{gpu}"))?);
         }
         for (i, e) in get("events").and_then(Value::as_sequence).into_iter().flatten().enumerate() {
             let field = |k: &str| e.get(k).map_or(Ok(0), |v| int(v, &format!("events[{i}].{k}")));
@@ -356,6 +366,7 @@ impl State {
             ("lost", Value::Sequence(self.changes.lost.iter().map(|g| Value::from(*g as u64)).collect())),
             ("events", Value::Sequence(events)),
             ("last_event", Value::from(self.last_event)),
+            ("mig", Value::Mapping(self.mig.iter().map(|(g, t)| (Value::from(*g as u64), t.to_value())).collect())),
         ]);
         let body = serde_yaml::to_string(&root).unwrap_or_default();
         format!("# The state of nvml-mock session `{}`, written by `nvml-mock ctl`.\n{body}", self.name)
@@ -412,7 +423,35 @@ impl State {
         if out.len() == 2 {
             out.push("no changes".to_string());
         }
+        out.extend(self.show_mig());
         out.join("\n")
+    }
+
+    /// The MIG tree of every MIG-capable GPU, as the session's processes see it (the profile's
+    /// names; without a profile that loads, the trees the state holds).
+    fn show_mig(&self) -> Vec<String> {
+        let Ok(p) = self.profile_with(&Changes::default()) else {
+            return self.mig.iter().flat_map(|(gpu, t)| t.show(*gpu, &mig::Table::default())).collect();
+        };
+        let mut out = Vec::new();
+        for (gpu, spec) in p.devices.iter().enumerate() {
+            let table = mig::Table::of(spec);
+            let tree = self.mig.get(&gpu).cloned().or_else(|| mig::Gpu::declared(spec, &table));
+            if let Some(t) = tree {
+                out.extend(t.show(gpu, &table));
+            }
+        }
+        out
+    }
+
+    /// The MIG tree of `gpu` now: the state's, else as the session's profile declares it;
+    /// `None` for a GPU without MIG.
+    fn mig_tree(&self, gpu: usize) -> Result<Option<mig::Gpu>, String> {
+        if let Some(t) = self.mig.get(&gpu) {
+            return Ok(Some(t.clone()));
+        }
+        let p = self.profile_with(&Changes::default())?;
+        Ok(p.devices.get(gpu).and_then(|spec| mig::Gpu::declared(spec, &mig::Table::of(spec))))
     }
 
     /// Applies `cmd`, checked against the session's profile; on error the state is as it was.
@@ -436,7 +475,7 @@ impl State {
                     .map_err(|e| format!("set {gpu} {key}: `{value}` is not a YAML value: {e}"))?;
                 if MIG_TREE.contains(&key.as_str()) {
                     return Err(format!(
-                        "set {gpu} {key}: `{key}` shapes the MIG tree, which the mock builds at nvmlInit: give it in a profile"
+                        "set {gpu} {key}: `{key}` shapes the MIG tree: give it in a profile, or change the tree as on a GPU (NVML's create and destroy functions, nvmlDeviceSetMigMode, then `reset-gpu {gpu}`)"
                     ));
                 }
                 let target = self.target(key).map_err(|e| format!("set {gpu} {key}: {e}"))?;
@@ -497,6 +536,17 @@ impl State {
             Command::Reset { gpu: None } => {
                 self.changes = Changes::default();
                 Ok("every GPU as its profile says again".to_string())
+            }
+            Command::ResetGpu { gpu } => {
+                check_gpu(*gpu)?;
+                let Some(mut tree) = self.mig_tree(*gpu)? else {
+                    return Ok(format!("GPU {gpu}: reset (it has no MIG mode)"));
+                };
+                let gone = tree.gis.len();
+                tree.reset();
+                let on = if tree.mode { "on" } else { "off" };
+                self.mig.insert(*gpu, tree);
+                Ok(format!("GPU {gpu}: reset: MIG {on}, {gone} GPU instances destroyed"))
             }
         }
     }
@@ -567,11 +617,32 @@ fn event_name(event_type: u64, data: u64) -> String {
 /// A command of `nvml-mock ctl`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    Set { gpu: usize, key: String, value: String },
-    Error { gpu: usize, function: String, code: String, times: Option<u64> },
-    Event { gpu: usize, event_type: u64, data: u64 },
-    Lost { gpu: usize },
-    Reset { gpu: Option<usize> },
+    Set {
+        gpu: usize,
+        key: String,
+        value: String,
+    },
+    Error {
+        gpu: usize,
+        function: String,
+        code: String,
+        times: Option<u64>,
+    },
+    Event {
+        gpu: usize,
+        event_type: u64,
+        data: u64,
+    },
+    Lost {
+        gpu: usize,
+    },
+    Reset {
+        gpu: Option<usize>,
+    },
+    /// A GPU reset: its pending MIG mode becomes current and its MIG instances are destroyed.
+    ResetGpu {
+        gpu: usize,
+    },
     Show,
 }
 
@@ -588,7 +659,9 @@ pub const USAGE: &str = "nvml-mock ctl [--session NAME] COMMAND
                                queued for the event sets registered for it
         lost GPU               the GPU has fallen off the bus: NVML_ERROR_GPU_IS_LOST from then on
         reset [GPU]            undoes the changes (of GPU, or all)
-        show                   the session's changes";
+        reset-gpu GPU          resets the GPU: its pending MIG mode becomes current, its MIG
+                               instances are destroyed
+        show                   the session's changes and MIG trees";
 
 fn gpu_arg(s: &str) -> Result<usize, String> {
     s.parse().map_err(|_| format!("`{s}` is not a GPU index (0, 1, ...)"))
@@ -634,9 +707,10 @@ impl Command {
             ["lost", gpu] => Command::Lost { gpu: gpu_arg(gpu)? },
             ["reset"] => Command::Reset { gpu: None },
             ["reset", gpu] => Command::Reset { gpu: Some(gpu_arg(gpu)?) },
+            ["reset-gpu", gpu] => Command::ResetGpu { gpu: gpu_arg(gpu)? },
             ["show"] => Command::Show,
             [] => return Err(bad("no command")),
-            [cmd, ..] if ["set", "error", "event", "lost", "reset", "show"].contains(cmd) => {
+            [cmd, ..] if ["set", "error", "event", "lost", "reset", "reset-gpu", "show"].contains(cmd) => {
                 return Err(bad(&format!("`{}`: wrong arguments for `{cmd}`", a.join(" "))))
             }
             [cmd, ..] => return Err(bad(&format!("unknown command `{cmd}`"))),
@@ -757,6 +831,33 @@ impl Member {
     pub fn state(&self) -> Result<(u64, State), String> {
         let generation = self.shared.generation();
         Ok((generation, State::read(&self.files)?))
+    }
+
+    /// Changes the MIG tree of `gpu` under the session's lock (a mock's create, destroy or
+    /// mode change): `f` runs on the state's tree, else on `declared` (the tree the GPU's
+    /// profile declares), and what it changed is written and the generation bumped, so every
+    /// process of the session sees it at its next call; with what `f` returned come the state
+    /// written and its generation. The outer error is the session's (a file, a lock), the
+    /// inner one `f`'s (`NOT_SUPPORTED` for a GPU without MIG).
+    pub fn change_mig<T>(
+        &self,
+        gpu: usize,
+        declared: impl FnOnce() -> Option<mig::Gpu>,
+        f: impl FnOnce(&mut mig::Gpu) -> Result<T, mig::Code>,
+    ) -> Result<Result<(T, u64, State), mig::Code>, String> {
+        let _lock = self.files.writer()?;
+        let mut state = State::read(&self.files)?;
+        let Some(mut tree) = state.mig.get(&gpu).cloned().or_else(declared) else {
+            return Ok(Err(nvml_sys::NVML_ERROR_NOT_SUPPORTED));
+        };
+        let done = match f(&mut tree) {
+            Ok(done) => done,
+            Err(code) => return Ok(Err(code)),
+        };
+        state.mig.insert(gpu, tree);
+        state.write(&self.files)?;
+        let generation = self.shared.bump();
+        Ok(Ok((done, generation, state)))
     }
 }
 

@@ -1557,7 +1557,8 @@ fn drain_state_and_gpu_discovery() {
 }
 
 /// `nvmlDeviceSetMigMode` sets the mode a GPU takes at its next reset, which
-/// `nvmlDeviceGetMigMode` answers as pending; the current mode stays (the mock never resets).
+/// `nvmlDeviceGetMigMode` answers as pending; the current mode stays until a GPU reset (`ctl
+/// reset-gpu`, `tests/mig.rs`).
 /// `nvmlDeviceSetTemperatureThreshold` sets a threshold the profile gives, which
 /// `nvmlDeviceGetTemperatureThreshold` then answers, on that GPU alone; one the profile does not
 /// give is not settable.
@@ -1574,11 +1575,15 @@ fn mig_mode_and_temperature_thresholds_are_set() {
         };
         // GPU 7 runs in MIG mode, the others not.
         assert_eq!((mode(d0), mode(d7)), ((0, 0), (1, 1)));
+        // Enabling is pending until a reset (the activation status says so); disabling GPU 7,
+        // which has GPU instances, is refused.
         let mut status = 99;
         assert_eq!(set(d0, NVML_DEVICE_MIG_ENABLE as u32, &mut status), NVML_SUCCESS);
-        assert_eq!(status, NVML_SUCCESS);
-        assert_eq!(set(d7, NVML_DEVICE_MIG_DISABLE as u32, &mut status), NVML_SUCCESS);
-        assert_eq!((mode(d0), mode(d1), mode(d7)), ((0, 1), (0, 0), (1, 0)));
+        assert_eq!(status, NVML_ERROR_RESET_REQUIRED);
+        assert_eq!(set(d7, NVML_DEVICE_MIG_DISABLE as u32, &mut status), NVML_ERROR_IN_USE);
+        assert_eq!(set(d7, NVML_DEVICE_MIG_ENABLE as u32, &mut status), NVML_SUCCESS);
+        assert_eq!(status, NVML_SUCCESS, "the mode is current already");
+        assert_eq!((mode(d0), mode(d1), mode(d7)), ((0, 1), (0, 0), (1, 1)));
         assert_eq!(set(d0, 2, &mut status), NVML_ERROR_INVALID_ARGUMENT);
         assert_eq!(set(d0, NVML_DEVICE_MIG_ENABLE as u32, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
 

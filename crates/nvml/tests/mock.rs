@@ -501,6 +501,65 @@ fn h100_mig_instance_lists() {
     assert_eq!(nvml.device_by_index(0).unwrap().gpu_instances(9).map(|l| l.len()), Ok(0), "no MIG on device 0");
 }
 
+/// The safe crate's own methods partition device 7 of `h100` as a MIG manager does: its
+/// instances destroyed, seven 1g.10gb GPU instances with a compute instance each, read back
+/// through `mig_device_by_index`, an eighth refused, then 4g.40gb + 3g.40gb. (The profile grants
+/// the MIG capability, so that the test also runs as a user who is not root.)
+#[test]
+fn h100_mig_partition_through_the_safe_methods() {
+    let profile = profile_file("h100-mig-config", "base: [h100]\nsystem: {mig_config_capability: true}\n");
+    let Some(nvml) = in_profile("h100_mig_partition_through_the_safe_methods", &profile) else { return };
+    let d7 = nvml.device_by_index(7).unwrap();
+    let (one_g, three_g, four_g) = (19, 9, 5);
+    for gi in d7.gpu_instances(three_g).unwrap() {
+        for profile in [sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE] {
+            for ci in gi.compute_instances(profile as u32).unwrap() {
+                ci.destroy().unwrap();
+            }
+        }
+        gi.destroy().unwrap();
+    }
+    assert_eq!(d7.mig_device_by_index(0).unwrap_err(), Error::NotFound, "no MIG device left");
+    let mut made = Vec::new();
+    for i in 0..7 {
+        assert_eq!(d7.gpu_instance_remaining_capacity(one_g), Ok(7 - i), "capacity before instance {i}");
+        let gi = d7.create_gpu_instance(one_g).unwrap();
+        let ci = gi.create_compute_instance(sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32).unwrap();
+        made.push((gi, ci));
+    }
+    assert_eq!(d7.gpu_instance_remaining_capacity(one_g), Ok(0));
+    assert_eq!(d7.create_gpu_instance(one_g).unwrap_err(), Error::InsufficientResources, "an eighth 1g.10gb");
+    let mut uuids = Vec::new();
+    for i in 0..7 {
+        let m = d7.mig_device_by_index(i).unwrap();
+        assert_eq!(m.name().as_deref(), Ok("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "MIG device {i}");
+        assert_eq!(m.memory_info().map(|mem| mem.total), Ok(9984 << 20), "MIG device {i}'s memory");
+        assert_eq!(m.mig_parent_device(), Ok(d7.clone()), "MIG device {i}'s GPU");
+        assert_eq!(m.gpu_instance_id(), Ok(7 + i), "MIG device {i}'s GPU instance: the eighth at slice {i}");
+        uuids.push(m.uuid().unwrap());
+    }
+    uuids.sort();
+    uuids.dedup();
+    assert!(uuids.len() == 7 && uuids.iter().all(|u| u.starts_with("MIG-")), "{uuids:?}");
+    assert_eq!(d7.mig_device_by_index(7).unwrap_err(), Error::NotFound);
+    for (gi, ci) in made {
+        ci.destroy().unwrap();
+        gi.destroy().unwrap();
+    }
+    let four = d7.create_gpu_instance(four_g).unwrap();
+    let three = d7.create_gpu_instance(three_g).unwrap();
+    let placements = [four.info().unwrap().placement, three.info().unwrap().placement];
+    assert_eq!(placements.map(|p| (p.start, p.size)), [(0, 4), (4, 4)], "4g.40gb at 0, 3g.40gb at 4");
+    three.create_compute_instance(sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
+    assert_eq!(
+        d7.mig_device_by_index(0).and_then(|m| m.name()).as_deref(),
+        Ok("NVIDIA H100 80GB HBM3 MIG 3g.40gb"),
+        "the 3g.40gb's MIG device"
+    );
+    assert_eq!(d7.gpu_instance_remaining_capacity(0), Ok(0), "no room for 7g.80gb");
+    assert_eq!(three.destroy().unwrap_err(), Error::InUse, "a GPU instance with a compute instance");
+}
+
 #[test]
 #[allow(deprecated)] // nvml.h deprecates some of these getters; the mock implements them
 fn setters_change_what_getters_return() {

@@ -36,6 +36,11 @@ pub fn active() -> bool {
     SESSION.get().is_some()
 }
 
+/// This process's membership of its session, if it is in one.
+pub fn member() -> Option<&'static Member> {
+    SESSION.get().map(|j| &j.member)
+}
+
 /// At `nvmlInit`: joins the session `NVML_MOCK_SESSION` names (once per process), and reads
 /// its state with the generation it was read at; `None` without a session.
 pub fn join() -> Result<Option<(u64, State)>, String> {

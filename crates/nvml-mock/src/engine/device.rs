@@ -119,7 +119,7 @@ pub(super) fn by_bus_id<'s>(sys: &'s System, want: &str) -> Option<&'s Device> {
 pub fn nvmlDeviceGetIndex(e: &Engine, device: nvmlDevice_t, index: *mut c_uint) -> nvmlReturn_t {
     e.any_dev(device, |_, d| match d {
         DeviceRef::Gpu(d) => put(index, d.index as c_uint),
-        DeviceRef::Mig { ci, .. } => put(index, ci.mig.index),
+        DeviceRef::Mig { ci, .. } => put(index, ci.mig_index),
     })
 }
 

@@ -1,67 +1,91 @@
-//! MIG: the GPU instances and compute instances a device's profile declares (`mig.gpu_instances`,
-//! when `mig.mode` is on), their profiles, placements and remaining capacity, and the MIG
-//! devices (one per compute instance) that clients use as device handles.
+//! MIG: a GPU's MIG tree (`crate::session::mig`: its mode, GPU instances and compute
+//! instances, as its profile declares it or as clients changed it since), its profiles,
+//! placements and remaining capacity, and the MIG devices (one per compute instance) that
+//! clients use as device handles. Creating and destroying instances and changing the mode is
+//! `engine/mig_change.rs`.
 //!
-//! Handles are the addresses of these objects, checked like device handles. A MIG device's
-//! handle is the address of its own boxed [`MigDevice`], distinct from its compute instance's.
+//! A handle is an address this process gives the instance (or its MIG device) by its GPU and
+//! serial ([`handle_of`]), kept for the life of the process: a destroyed instance's handle is
+//! never another's, and answers `INVALID_ARGUMENT`, as a handle that is no longer valid does.
 
-// Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
+// The instances of a system are boxed, as they were when handles were their addresses.
 #![allow(clippy::vec_box)]
 
 use std::collections::BTreeMap;
 use std::ffi::c_uint;
+use std::sync::Mutex;
 
 use nvml_sys::*;
 use serde_yaml::Value;
 
 use super::{need, Device, DeviceRef, Engine, System};
-use crate::answer::{Entry, Val};
 use crate::ffi::{check_version, put, put_all, set_chars, Status};
 use crate::profile::const_value;
+use crate::session::mig::{Gpu as Tree, Table};
 
-/// The device handle of a compute instance, as a MIG device.
-#[derive(Debug)]
-pub struct MigDevice {
-    /// Its index among its GPU's MIG devices.
-    pub index: u32,
-}
-
-/// A compute instance inside a GPU instance.
+/// A compute instance inside a GPU instance, and its MIG device.
 #[derive(Debug)]
 pub struct ComputeInstance {
+    /// Its serial on its GPU (see `crate::session::mig`).
+    pub serial: u64,
     pub id: u32,
     /// The profile's `NVML_COMPUTE_INSTANCE_PROFILE_*` index.
     pub profile: u32,
     /// The unique id of the instance's profile (`nvmlComputeInstanceProfileInfo_t::id`).
     pub profile_id: u32,
     pub placement: (u32, u32),
-    pub mig: Box<MigDevice>,
-    /// Its MIG device's UUID, where the profile gives one (a capture's); else derived from
-    /// its GPU's.
+    /// Its MIG device's index among its GPU's MIG devices.
+    pub mig_index: u32,
+    /// Its MIG device's UUID, where it has one of its own (a created instance's, a capture's);
+    /// else derived from its GPU's.
     pub uuid: Option<String>,
+    handle: usize,
+    mig_handle: usize,
 }
 
 /// A GPU instance of a device.
 #[derive(Debug)]
 pub struct GpuInstance {
     pub device: usize,
+    pub serial: u64,
     pub id: u32,
     /// The `NVML_GPU_INSTANCE_PROFILE_*` index of its profile.
     pub profile: u32,
     /// The unique id of the instance's profile (`nvmlGpuInstanceProfileInfo_t::id`).
     pub profile_id: u32,
     pub placement: (u32, u32),
+    /// Its compute slices.
     pub slices: u32,
     pub compute_instances: Vec<Box<ComputeInstance>>,
+    handle: usize,
+}
+
+/// What a handle is of: a GPU instance, a compute instance, a MIG device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Gi,
+    Ci,
+    Mig,
+}
+
+/// The handle of the instance of GPU `gpu` with serial `serial` (of `kind`): the address of a
+/// word this process keeps for it from its first use to its exit, so the same instance has the
+/// same handle in every system the process makes, and no other object has it, even after the
+/// instance is destroyed (a few bytes per instance the process saw).
+pub fn handle_of(gpu: usize, serial: u64, kind: Kind) -> usize {
+    static HANDLES: Mutex<BTreeMap<(usize, u64, Kind), Box<u64>>> = Mutex::new(BTreeMap::new());
+    let mut all = HANDLES.lock().unwrap_or_else(|p| p.into_inner());
+    let word = all.entry((gpu, serial, kind)).or_insert_with(|| Box::new(serial));
+    &**word as *const u64 as usize
 }
 
 fn u32_of(v: &Value, key: &str) -> u32 {
     v.get(key).and_then(const_value).unwrap_or(0) as u32
 }
 
-/// Whether a GPU is in MIG mode.
+/// Whether a GPU is in MIG mode now.
 pub fn mig_mode(d: &Device) -> bool {
-    d.spec.bool("mig.mode") == Some(true)
+    d.mig.as_ref().is_some_and(|t| t.mode)
 }
 
 /// The entry of `profiles` (a `mig.*_instance_profiles` list) for a profile index.
@@ -75,7 +99,7 @@ fn profile_entry(profiles: &[Value], index: u32) -> Option<&Value> {
 /// own). NVML's instance lists have no capacity argument: a caller allocates what that count
 /// says, so a tree beyond it would be written past the caller's array.
 pub fn check_tree(d: &Device) -> Result<(), String> {
-    if !mig_mode(d) {
+    if d.spec.bool("mig.mode") != Some(true) {
         return Ok(());
     }
     let at = |what: String| format!("device {}: mig.gpu_instances: {what}", d.index);
@@ -122,75 +146,63 @@ pub fn check_tree(d: &Device) -> Result<(), String> {
     Ok(())
 }
 
-/// The GPU instances a device's profile declares (none unless MIG mode is on).
+/// The GPU instances of a device's tree (none unless MIG mode is on), with their handles.
 pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
-    if !mig_mode(d) {
-        return Vec::new();
-    }
-    let profiles = d.spec.list("mig.gpu_instance_profiles").unwrap_or_default();
-    let ci_profiles = d.spec.list("mig.compute_instance_profiles").unwrap_or_default();
+    let Some(tree) = d.mig.as_ref().filter(|t| t.mode) else { return Vec::new() };
+    let table = &d.mig_table;
     let mut index = 0;
-    d.spec
-        .list("mig.gpu_instances")
-        .unwrap_or_default()
-        .iter()
-        .map(|gi| {
-            let profile = u32_of(gi, "profile");
-            let info = profile_entry(profiles, profile);
-            let slices = info.map(|p| u32_of(p, "slices")).unwrap_or(1);
-            let cis = gi
-                .get("compute_instances")
-                .and_then(Value::as_sequence)
-                .map(|s| s.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .map(|ci| {
-                    let start = u32_of(ci, "start");
-                    let size = ci.get("size").and_then(Value::as_u64).map(|s| s as u32).unwrap_or(slices);
-                    let profile = u32_of(ci, "profile");
-                    let profile_id = profile_entry(ci_profiles, profile).map(|p| u32_of(p, "id")).unwrap_or(0);
+    (tree.gis.iter())
+        .map(|g| {
+            let compute_instances = (g.cis.iter())
+                .map(|c| {
                     index += 1;
                     Box::new(ComputeInstance {
-                        id: u32_of(ci, "id"),
-                        profile,
-                        profile_id,
-                        placement: (start, size),
-                        mig: Box::new(MigDevice { index: index - 1 }),
-                        uuid: ci.get("uuid").and_then(Value::as_str).map(str::to_string),
+                        serial: c.serial,
+                        id: c.id,
+                        profile: c.profile,
+                        profile_id: table.ci_by_index(c.profile).map_or(0, |p| p.id),
+                        placement: c.placement,
+                        mig_index: index - 1,
+                        uuid: c.uuid.clone(),
+                        handle: handle_of(d.index, c.serial, Kind::Ci),
+                        mig_handle: handle_of(d.index, c.serial, Kind::Mig),
                     })
                 })
                 .collect();
-            let (profile_id, start) = (info.map(|p| u32_of(p, "id")).unwrap_or(0), u32_of(gi, "start"));
             Box::new(GpuInstance {
                 device: d.index,
-                id: u32_of(gi, "id"),
-                profile,
-                profile_id,
-                placement: (start, placement_size(d, profile_id, start, slices)),
-                slices,
-                compute_instances: cis,
+                serial: g.serial,
+                id: g.id,
+                profile: g.profile,
+                profile_id: table.gi_by_index(g.profile).map_or(0, |p| p.id),
+                placement: g.placement,
+                slices: table.gi_slices(g.profile),
+                compute_instances,
+                handle: handle_of(d.index, g.serial, Kind::Gi),
             })
         })
         .collect()
 }
 
+/// The tree of a GPU that can run MIG: `NOT_SUPPORTED` for one without MIG.
+pub fn tree(d: &Device) -> Result<&Tree, nvmlReturn_t> {
+    d.mig.as_ref().ok_or(NVML_ERROR_NOT_SUPPORTED)
+}
+
 impl System {
     pub fn gpu_instance(&self, h: nvmlGpuInstance_t) -> Result<&GpuInstance, nvmlReturn_t> {
-        self.gpu_instances
-            .iter()
-            .find(|g| std::ptr::eq::<GpuInstance>(&***g, h as *const GpuInstance))
-            .map(|g| &**g)
-            .ok_or(NVML_ERROR_INVALID_ARGUMENT)
+        let h = h as usize;
+        self.gpu_instances.iter().find(|g| g.handle == h).map(|g| &**g).ok_or(NVML_ERROR_INVALID_ARGUMENT)
     }
 
     /// The compute instance behind a handle, with its GPU instance.
     pub fn compute_instance(&self, h: nvmlComputeInstance_t) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
-        self.find_ci(|c| std::ptr::eq::<ComputeInstance>(c, h as *const ComputeInstance))
+        self.find_ci(|c| c.handle == h as usize)
     }
 
     /// The compute instance whose MIG device a device handle is.
     pub fn mig_device(&self, h: nvmlDevice_t) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
-        self.find_ci(|c| std::ptr::eq::<MigDevice>(&*c.mig, h as *const MigDevice))
+        self.find_ci(|c| c.mig_handle == h as usize)
     }
 
     fn find_ci(
@@ -206,22 +218,22 @@ impl System {
     }
 
     /// A GPU's GPU instances.
-    fn instances_of(&self, d: &Device) -> impl Iterator<Item = &GpuInstance> {
+    pub fn instances_of(&self, d: &Device) -> impl Iterator<Item = &GpuInstance> {
         let index = d.index;
         self.gpu_instances.iter().filter(move |g| g.device == index).map(|g| &**g)
     }
 }
 
 pub fn gi_handle(g: &GpuInstance) -> nvmlGpuInstance_t {
-    g as *const GpuInstance as nvmlGpuInstance_t
+    g.handle as nvmlGpuInstance_t
 }
 
 pub fn ci_handle(c: &ComputeInstance) -> nvmlComputeInstance_t {
-    c as *const ComputeInstance as nvmlComputeInstance_t
+    c.handle as nvmlComputeInstance_t
 }
 
 pub fn mig_handle(c: &ComputeInstance) -> nvmlDevice_t {
-    &*c.mig as *const MigDevice as nvmlDevice_t
+    c.mig_handle as nvmlDevice_t
 }
 
 /// The profile entry (`mig.gpu_instance_profiles`) of a GPU instance profile index.
@@ -295,16 +307,20 @@ pub fn nvmlDeviceGetMigMode(
         if current.is_null() || pending.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        let mode = need(d.spec.bool("mig.mode"))?;
-        put(current, mode as c_uint)?;
-        let set = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.mig_pending;
-        put(pending, set.or(d.spec.bool("mig.pending")).unwrap_or(mode) as c_uint)
+        let t = tree(d)?;
+        put(current, t.mode as c_uint)?;
+        put(pending, t.pending as c_uint)
     })
 }
 
-/// `mig.max_devices`; 0 for a GPU without MIG, as nvml.h says.
+/// In MIG mode, `mig.max_devices` (default the GPU's compute slices, 7); with MIG off 0, as
+/// driver 580.159.04 answers on an H100 and an H200 with MIG off; 0 for a GPU without MIG, as
+/// nvml.h says.
 pub fn nvmlDeviceGetMaxMigDeviceCount(e: &Engine, device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(count, d.spec.u32("mig.max_devices").unwrap_or(0)))
+    e.dev(device, |_, d| {
+        let max = d.spec.u32("mig.max_devices").filter(|m| *m > 0).unwrap_or(d.mig_table.compute_slices);
+        put(count, if mig_mode(d) { max } else { 0 })
+    })
 }
 
 /// A GPU instance profile as the v2 record, the layout the others derive from.
@@ -433,39 +449,10 @@ pub fn nvmlDeviceGetGpuInstanceById(
     })
 }
 
-/// The start slices a GPU instance profile may be placed at: `placements` of its profile
-/// entry, or every multiple of its size within `mig.slices` (default 8).
-fn gi_starts(d: &Device, p: &Value) -> Vec<u32> {
-    if let Some(starts) = p.get("placements").and_then(Value::as_sequence) {
-        return starts.iter().filter_map(Value::as_u64).map(|s| s as u32).collect();
-    }
-    let (size, total) = (u32_of(p, "slices").max(1), d.spec.u32("mig.slices").unwrap_or(8));
-    (0..total).step_by(size as usize).filter(|s| s + size <= total).collect()
-}
-
-fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
-    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
-}
-
-/// How many slices a GPU instance placed at `start` takes: its profile's slices, or the size of
-/// that placement in a capture's `nvmlDeviceGetGpuInstancePossiblePlacements_v2` (on an H100 a
-/// 3-slice instance takes 4 of the 8 memory slices).
-fn placement_size(d: &Device, profile_id: c_uint, start: c_uint, slices: c_uint) -> c_uint {
-    let recorded =
-        d.spec.entry("", "nvmlDeviceGetGpuInstancePossiblePlacements_v2").and_then(|e| e.select(&[profile_id.into()]));
-    let Some(Entry::Values(v)) = recorded else { return slices };
-    let found = v.first().into_iter().flat_map(Val::items).find(|p| p.field("start").uint() == u64::from(start));
-    found.map_or(slices, |p| p.field("size").uint() as c_uint)
-}
-
-/// Every placement of a GPU instance profile, free or not.
+/// Every placement of a GPU instance profile, free or not (see [`Table::of`]).
 fn gi_placements(d: &Device, profile_id: c_uint) -> Result<Vec<nvmlGpuInstancePlacement_t>, nvmlReturn_t> {
-    let p = gi_profile_by_id(d, profile_id)?;
-    let size = u32_of(p, "slices");
-    Ok(gi_starts(d, p)
-        .into_iter()
-        .map(|start| nvmlGpuInstancePlacement_t { start, size: placement_size(d, profile_id, start, size) })
-        .collect())
+    let p = d.mig_table.gi_by_id(profile_id).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+    Ok(p.placements.iter().map(|&(start, size)| nvmlGpuInstancePlacement_t { start, size }).collect())
 }
 
 /// The placements of `mig.gpu_instance_profiles`, whether MIG is on or not; a NULL array asks
@@ -496,25 +483,14 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
     nvmlDeviceGetGpuInstancePossiblePlacements_v2(e, device, profile_id, placements, count)
 }
 
-/// How many more instances of a profile fit: its free placements, at most its
-/// `instances` less those that exist.
+/// How many more instances of a profile fit now (`Tree::gi_capacity`).
 pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     e: &Engine,
     device: nvmlDevice_t,
     profile_id: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    e.dev(device, |sys, d| {
-        // With MIG off every placement is free (driver 580.159.04 answers each profile's
-        // instance count on an H200 with MIG off).
-        mig_capable(d)?;
-        let all = gi_placements(d, profile_id)?;
-        let used: Vec<(u32, u32)> = sys.instances_of(d).map(|g| g.placement).collect();
-        let free = all.iter().filter(|p| !used.iter().any(|u| overlaps((p.start, p.size), *u))).count() as u32;
-        let existing = sys.instances_of(d).filter(|g| g.profile_id == profile_id).count() as u32;
-        let max = u32_of(gi_profile_by_id(d, profile_id)?, "instances").saturating_sub(existing);
-        put(count, free.min(max))
-    })
+    e.dev(device, |_, d| put(count, tree(d)?.gi_capacity(&d.mig_table, profile_id)?))
 }
 
 pub fn nvmlGpuInstanceGetInfo(e: &Engine, gi: nvmlGpuInstance_t, info: *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t {
@@ -681,18 +657,23 @@ pub fn nvmlGpuInstanceGetComputeInstanceById(
     })
 }
 
+/// The tree's GPU instance of `g`, with its GPU's profile table.
+fn tree_gi<'a>(sys: &'a System, g: &GpuInstance) -> Result<(&'a crate::session::mig::Gi, &'a Table), nvmlReturn_t> {
+    let d = &sys.devices[g.device];
+    let gi = tree(d)?.gi(g.serial).ok_or(NVML_ERROR_INVALID_ARGUMENT)?;
+    Ok((gi, &d.mig_table))
+}
+
 /// The placements of a compute instance profile in a GPU instance: every multiple of its size.
 fn ci_placements(
     sys: &System,
     g: &GpuInstance,
     profile_id: c_uint,
 ) -> Result<Vec<nvmlComputeInstancePlacement_t>, nvmlReturn_t> {
-    let size = ci_profile_by_id(sys, g, profile_id)?.sliceCount.max(1);
-    Ok((0..g.slices)
-        .step_by(size as usize)
-        .filter(|s| s + size <= g.slices)
-        .map(|start| nvmlComputeInstancePlacement_t { start, size })
-        .collect())
+    let (gi, table) = tree_gi(sys, g)?;
+    ci_profile_by_id(sys, g, profile_id)?;
+    let all = Tree::ci_placements(table, gi, profile_id)?;
+    Ok(all.into_iter().map(|(start, size)| nvmlComputeInstancePlacement_t { start, size }).collect())
 }
 
 pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
@@ -719,12 +700,9 @@ pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
-        let all = ci_placements(sys, g, profile_id)?;
-        let free = all
-            .iter()
-            .filter(|p| !g.compute_instances.iter().any(|c| overlaps((p.start, p.size), c.placement)))
-            .count();
-        put(count, free as c_uint)
+        ci_profile_by_id(sys, g, profile_id)?;
+        let (gi, table) = tree_gi(sys, g)?;
+        put(count, Tree::ci_free(table, gi, profile_id)?.len() as c_uint)
     })
 }
 
@@ -779,7 +757,7 @@ pub fn nvmlDeviceGetMigDeviceHandleByIndex(
         let ci = sys
             .instances_of(d)
             .flat_map(|g| g.compute_instances.iter())
-            .find(|c| mig_mode(d) && c.mig.index == index)
+            .find(|c| mig_mode(d) && c.mig_index == index)
             .ok_or(NVML_ERROR_NOT_FOUND)?;
         put(mig, mig_handle(ci))
     })
@@ -849,18 +827,5 @@ pub fn nvmlDeviceGetComputeInstanceId(e: &Engine, device: nvmlDevice_t, id: *mut
     e.any_dev(device, |_, d| match d {
         DeviceRef::Mig { ci, .. } => put(id, ci.id),
         DeviceRef::Gpu(_) => Err(NVML_ERROR_INVALID_ARGUMENT),
-    })
-}
-
-/// Sets the MIG mode the GPU takes after its next reset (`mig.pending`'s answer): the mock
-/// never resets, so the current mode stays.
-pub fn nvmlDeviceSetMigMode(e: &Engine, device: nvmlDevice_t, mode: c_uint, status: *mut nvmlReturn_t) -> nvmlReturn_t {
-    e.dev(device, |_, d| {
-        need(d.spec.bool("mig.mode"))?;
-        if mode > NVML_DEVICE_MIG_ENABLE as c_uint || status.is_null() {
-            return Err(NVML_ERROR_INVALID_ARGUMENT);
-        }
-        d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.mig_pending = Some(mode == NVML_DEVICE_MIG_ENABLE as c_uint);
-        put(status, NVML_SUCCESS)
     })
 }

@@ -24,6 +24,7 @@ pub mod hostile;
 pub(crate) mod internal;
 pub(crate) mod log;
 pub(crate) mod mig;
+pub(crate) mod mig_change;
 pub(crate) mod nvlink;
 pub(crate) mod perf;
 pub(crate) mod processes;
@@ -51,6 +52,7 @@ pub use mig::{ComputeInstance, GpuInstance};
 use crate::answer::{function_name, Call, Entry, Object, Val};
 use crate::generated::tables::{PRIVILEGED, VERSIONED};
 use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
+use crate::session::mig::{Gpu as MigTree, Table as MigTable};
 use crate::session::Changes;
 use resolve::{Pre, Resolved, Table};
 
@@ -73,8 +75,6 @@ pub struct DeviceState {
     pub memory_limits: BTreeMap<String, (u64, u64)>,
     /// The drain state (`nvmlDeviceModifyDrainState`).
     pub drain: bool,
-    /// The MIG mode set to take effect after a reset (`nvmlDeviceSetMigMode`).
-    pub mig_pending: Option<bool>,
 }
 
 /// One GPU. Its handle is the address of its mutable state, which a change by `nvml-mock ctl`
@@ -86,6 +86,12 @@ pub struct Device {
     pub state: Arc<Mutex<DeviceState>>,
     /// What the engine resolved of the profile for this GPU, by function id.
     pub table: Arc<Table>,
+    /// What the GPU can be carved into (MIG).
+    pub mig_table: Arc<MigTable>,
+    /// Its MIG tree now (`None`: a GPU without MIG).
+    pub mig: Option<MigTree>,
+    /// Whether its MIG tree changed since the profile declared it (by a client or `ctl`).
+    pub mig_changed: bool,
 }
 
 /// What a device handle refers to: a GPU, or a MIG device (a compute instance of one).
@@ -263,11 +269,13 @@ pub fn parse_clock(env: &str) -> Result<Option<u64>, String> {
 impl System {
     /// The system a resolved profile describes; a MIG tree its instance profiles cannot hold
     /// is an error (see [`mig::check_tree`]). `carried` is the system a `ctl` change replaces:
-    /// the new one shares its state (and so its handles).
+    /// the new one shares its state (and so its handles). `mig` holds the MIG trees that
+    /// changed since the profile declared them, by GPU (the session's, or this process's).
     pub(crate) fn new(
         r: &Resolved,
         live_pids: Option<BTreeMap<u32, u32>>,
         carried: Option<&System>,
+        mig: &BTreeMap<usize, MigTree>,
     ) -> Result<System, String> {
         let devices: Vec<Box<Device>> = (r.specs.iter().zip(&r.tables).enumerate())
             .map(|(index, (spec, table))| {
@@ -278,18 +286,36 @@ impl System {
                         Arc::new(Mutex::new(state))
                     }
                 };
-                Box::new(Device { index, spec: spec.clone(), state, table: table.clone() })
+                // A GPU of the same values as in the system replaced keeps its table, and its
+                // tree where neither changed.
+                let same = carried.and_then(|c| c.devices.get(index)).filter(|o| Arc::ptr_eq(&o.spec, spec));
+                let mig_table = same.map_or_else(|| Arc::new(MigTable::of(spec)), |o| o.mig_table.clone());
+                let tree = match (mig.get(&index), same.filter(|o| !o.mig_changed)) {
+                    (Some(t), _) => Some(t.clone()),
+                    (None, Some(o)) => o.mig.clone(),
+                    (None, None) => MigTree::declared(spec, &mig_table),
+                };
+                let mig_changed = mig.contains_key(&index);
+                Box::new(Device {
+                    index,
+                    spec: spec.clone(),
+                    state,
+                    table: table.clone(),
+                    mig_table,
+                    mig: tree,
+                    mig_changed,
+                })
             })
             .collect();
+        let gpu_instances = Instances(Arc::new(devices.iter().flat_map(|d| mig::gpu_instances(d)).collect()));
         let Some(c) = carried else {
-            for d in &devices {
+            for d in devices.iter().filter(|d| !d.mig_changed) {
                 mig::check_tree(d)?;
             }
-            let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
             return Ok(System {
                 profile: r.profile.clone(),
                 devices,
-                gpu_instances: Instances(Arc::new(gpu_instances)),
+                gpu_instances,
                 event_sets: Arc::default(),
                 system_event_sets: Arc::default(),
                 gpm_samples: Arc::default(),
@@ -305,7 +331,7 @@ impl System {
         Ok(System {
             profile: r.profile.clone(),
             devices,
-            gpu_instances: c.gpu_instances.clone(),
+            gpu_instances,
             event_sets: c.event_sets.clone(),
             system_event_sets: c.system_event_sets.clone(),
             gpm_samples: c.gpm_samples.clone(),
@@ -629,6 +655,10 @@ pub struct Engine {
     recorded_ids: Vec<AtomicBool>,
     /// The last profile resolved, and what from.
     resolved: Mutex<Option<(ResolveKey, Arc<Resolved>)>>,
+    /// Without a session, the MIG trees this process changed, by GPU, with the profile they
+    /// are of (`NVML_MOCK_PROFILE` and its text): they outlive `nvmlShutdown`, as a GPU's do,
+    /// until the profile changes.
+    local_mig: Mutex<(String, BTreeMap<usize, MigTree>)>,
     env_error: Option<String>,
     strict: bool,
 }
@@ -657,6 +687,7 @@ pub fn engine() -> &'static Engine {
             epoch: AtomicU64::new(0),
             recorded_ids: crate::generated::names::FUNCTIONS.iter().map(|_| AtomicBool::new(false)).collect(),
             resolved: Mutex::new(None),
+            local_mig: Mutex::new((String::new(), BTreeMap::new())),
             env_error,
             strict: std::env::var("NVML_MOCK_STRICT").is_ok_and(|v| !v.is_empty() && v != "0"),
         }
@@ -931,7 +962,11 @@ impl Engine {
                 let resolved = self.resolve(session.as_ref().map(|(_, s)| &s.changes))?;
                 let live_pids = processes::live_pids_env().map_err(unknown)?;
                 frozen_clock().map_err(unknown)?;
-                let system = System::new(&resolved, live_pids, None).map_err(unknown)?;
+                let mig = match &session {
+                    Some((_, state)) => state.mig.clone(),
+                    None => self.local_trees(),
+                };
+                let system = System::new(&resolved, live_pids, None, &mig).map_err(unknown)?;
                 if let Some((generation, state)) = &session {
                     ctl::joined_at(*generation, state);
                 }
@@ -964,24 +999,30 @@ impl Engine {
     pub fn refresh(&self) {
         let Ok(count) = self.lifecycle.lock() else { return };
         let Some((generation, state)) = ctl::pending() else { return };
-        let current = if *count == 0 { None } else { self.system() };
+        self.take_in(*count, generation, &state);
+    }
+
+    /// Makes the system of the session's `state`, read (or written) at `generation` (see
+    /// [`Engine::refresh`]); `count`: how often the library is initialised, under its lock.
+    fn take_in(&self, count: u32, generation: u64, state: &crate::session::State) {
+        let current = if count == 0 { None } else { self.system() };
         if let Some(old) = current {
             let rebuilt = self.resolve(Some(&state.changes)).map_err(|(_, e)| e).and_then(|r| {
-                let system = System::new(&r, None, Some(&old))?;
+                let system = System::new(&r, None, Some(&old), &state.mig)?;
                 Ok((system, r))
             });
             match rebuilt {
                 Ok((system, r)) => {
                     let events = system.event_sets.clone();
                     self.install(system, &r);
-                    ctl::deliver(&state, &events.all());
+                    ctl::deliver(state, &events.all());
                 }
                 Err(e) => {
                     eprintln!("nvml-mock: session `{}`: {e}; this process keeps its GPUs as they were", state.name)
                 }
             }
         }
-        ctl::seen(generation, &state);
+        ctl::seen(generation, state);
     }
 
     /// `nvmlShutdown`: the last one drops the system and its handles.
@@ -1031,7 +1072,7 @@ impl Engine {
 
 /// Whether a setter has changed, since `nvmlInit`, the state that `function` reads on the GPU
 /// `object` for these selector values (application clocks, power limit, persistence and compute
-/// modes, pending MIG mode): the engine then answers that state, not a value the profile records.
+/// modes, the MIG tree): the engine then answers that state, not a value the profile records.
 fn set_since_init(s: &System, object: Object, function: &str, selectors: &[i64]) -> bool {
     let set: fn(&DeviceState, &[i64]) -> bool = match function {
         "nvmlDeviceGetApplicationsClock" => |state, _| state.application_clocks.is_some(),
@@ -1043,7 +1084,10 @@ fn set_since_init(s: &System, object: Object, function: &str, selectors: &[i64])
         }
         "nvmlDeviceGetPersistenceMode" => |state, _| state.persistence_mode.is_some(),
         "nvmlDeviceGetComputeMode" => |state, _| state.compute_mode.is_some(),
-        "nvmlDeviceGetMigMode" => |state, _| state.mig_pending.is_some(),
+        "nvmlDeviceGetMigMode" => {
+            let Object::Device(h) = object else { return false };
+            return matches!(s.any_device(h), Ok(DeviceRef::Gpu(d)) if d.mig_changed);
+        }
         _ => return false,
     };
     let Object::Device(h) = object else { return false };

@@ -1285,14 +1285,14 @@ def mig_lifecycle(h, o):
             g = made["gi"]
             call("nvmlGpuInstanceGetInfo", gpath, {"after": 1}, lambda: n.nvmlGpuInstanceGetInfo(g))
             ci_lifecycle(g, gpath)
-            call("nvmlGpuInstanceDestroy", gpath, {}, lambda: n.nvmlGpuInstanceDestroy(g) and None)
+            call("nvmlGpuInstanceDestroy", gpath, {}, lambda: rc(n.nvmlGpuInstanceDestroy(g)))
     for gid in GIS.get(o, []):
         gpath = o + "/gi/%d" % gid
         g = n.nvmlDeviceGetGpuInstanceById(h, gid)
         for cpid, cid, c in CIS.get(gpath, []):
             call("nvmlComputeInstanceDestroy", gpath + "/ci-profile/%d/ci/%d" % (cpid, cid), {},
-                 lambda: n.nvmlComputeInstanceDestroy(c) and None)
-        call("nvmlGpuInstanceDestroy", gpath, {}, lambda: n.nvmlGpuInstanceDestroy(g) and None)
+                 lambda: rc(n.nvmlComputeInstanceDestroy(c)))
+        call("nvmlGpuInstanceDestroy", gpath, {}, lambda: rc(n.nvmlGpuInstanceDestroy(g)))
     for p in range(n.NVML_GPU_INSTANCE_PROFILE_COUNT):
         try:
             info = n.nvmlDeviceGetGpuInstanceProfileInfo(h, p, 2)
@@ -1330,7 +1330,7 @@ def ci_lifecycle(g, gpath):
             c = made["ci"]
             cpath = gpath + "/ci-profile/0/ci/%s" % r["ok"][3:]
             call("nvmlComputeInstanceGetInfo_v2", cpath, {"after": 1}, lambda: n.nvmlComputeInstanceGetInfo_v2(c))
-            call("nvmlComputeInstanceDestroy", cpath, {}, lambda: n.nvmlComputeInstanceDestroy(c) and None)
+            call("nvmlComputeInstanceDestroy", cpath, {}, lambda: rc(n.nvmlComputeInstanceDestroy(c)))
 
 
 def event_v1_calls(handles):

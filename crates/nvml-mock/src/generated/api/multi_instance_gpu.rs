@@ -43,7 +43,7 @@ use super::super::super::answer::Answer;
 /// The functions of this area of nvml.h, as methods of the mock's engine: part of
 /// [`Api`](super::Api).
 pub trait MultiInstanceGpuApi: Answer {
-    /// `nvmlComputeInstanceDestroy`.
+    /// `nvmlComputeInstanceDestroy`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlComputeInstanceDestroy(
         &self,
         computeInstance: nvmlComputeInstance_t,
@@ -66,7 +66,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlComputeInstanceGetInfo_v2")
     }
-    /// `nvmlDeviceCreateGpuInstance`.
+    /// `nvmlDeviceCreateGpuInstance`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlDeviceCreateGpuInstance(
         &self,
         device: nvmlDevice_t,
@@ -75,7 +75,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceCreateGpuInstance")
     }
-    /// `nvmlDeviceCreateGpuInstanceWithPlacement`.
+    /// `nvmlDeviceCreateGpuInstanceWithPlacement`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlDeviceCreateGpuInstanceWithPlacement(
         &self,
         device: nvmlDevice_t,
@@ -218,7 +218,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceIsMigDeviceHandle")
     }
-    /// `nvmlDeviceSetMigMode`: implemented by hand, in `engine/mig.rs`.
+    /// `nvmlDeviceSetMigMode`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlDeviceSetMigMode(
         &self,
         device: nvmlDevice_t,
@@ -227,7 +227,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetMigMode")
     }
-    /// `nvmlGpuInstanceCreateComputeInstance`.
+    /// `nvmlGpuInstanceCreateComputeInstance`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlGpuInstanceCreateComputeInstance(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -236,7 +236,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceCreateComputeInstance")
     }
-    /// `nvmlGpuInstanceCreateComputeInstanceWithPlacement`.
+    /// `nvmlGpuInstanceCreateComputeInstanceWithPlacement`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -246,7 +246,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceCreateComputeInstanceWithPlacement")
     }
-    /// `nvmlGpuInstanceDestroy`.
+    /// `nvmlGpuInstanceDestroy`: implemented by hand, in `engine/mig_change.rs`.
     fn nvmlGpuInstanceDestroy(&self, gpuInstance: nvmlGpuInstance_t) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceDestroy")
     }

@@ -44,6 +44,13 @@ use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 use super::super::names::id;
 impl MultiInstanceGpuApi for Engine {
+    /// `nvmlComputeInstanceDestroy`: `engine/mig_change.rs`.
+    fn nvmlComputeInstanceDestroy(
+        &self,
+        computeInstance: nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        engine::mig_change::nvmlComputeInstanceDestroy(self, computeInstance)
+    }
     /// `nvmlComputeInstanceGetInfo`: `engine/mig.rs`.
     fn nvmlComputeInstanceGetInfo(
         &self,
@@ -59,6 +66,36 @@ impl MultiInstanceGpuApi for Engine {
         info: *mut nvmlComputeInstanceInfo_t,
     ) -> nvmlReturn_t {
         engine::mig::nvmlComputeInstanceGetInfo_v2(self, computeInstance, info)
+    }
+    /// `nvmlDeviceCreateGpuInstance`: `engine/mig_change.rs`.
+    fn nvmlDeviceCreateGpuInstance(
+        &self,
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        gpuInstance: *mut nvmlGpuInstance_t,
+    ) -> nvmlReturn_t {
+        engine::mig_change::nvmlDeviceCreateGpuInstance(
+            self,
+            device,
+            profileId,
+            gpuInstance,
+        )
+    }
+    /// `nvmlDeviceCreateGpuInstanceWithPlacement`: `engine/mig_change.rs`.
+    fn nvmlDeviceCreateGpuInstanceWithPlacement(
+        &self,
+        device: nvmlDevice_t,
+        profileId: c_uint,
+        placement: *const nvmlGpuInstancePlacement_t,
+        gpuInstance: *mut nvmlGpuInstance_t,
+    ) -> nvmlReturn_t {
+        engine::mig_change::nvmlDeviceCreateGpuInstanceWithPlacement(
+            self,
+            device,
+            profileId,
+            placement,
+            gpuInstance,
+        )
     }
     /// `nvmlDeviceGetComputeInstanceId`: `engine/mig.rs`.
     fn nvmlDeviceGetComputeInstanceId(
@@ -345,14 +382,48 @@ impl MultiInstanceGpuApi for Engine {
         }
         engine::mig::nvmlDeviceIsMigDeviceHandle(self, device, isMigDevice)
     }
-    /// `nvmlDeviceSetMigMode`: `engine/mig.rs`.
+    /// `nvmlDeviceSetMigMode`: `engine/mig_change.rs`.
     fn nvmlDeviceSetMigMode(
         &self,
         device: nvmlDevice_t,
         mode: c_uint,
         activationStatus: *mut nvmlReturn_t,
     ) -> nvmlReturn_t {
-        engine::mig::nvmlDeviceSetMigMode(self, device, mode, activationStatus)
+        engine::mig_change::nvmlDeviceSetMigMode(self, device, mode, activationStatus)
+    }
+    /// `nvmlGpuInstanceCreateComputeInstance`: `engine/mig_change.rs`.
+    fn nvmlGpuInstanceCreateComputeInstance(
+        &self,
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        computeInstance: *mut nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        engine::mig_change::nvmlGpuInstanceCreateComputeInstance(
+            self,
+            gpuInstance,
+            profileId,
+            computeInstance,
+        )
+    }
+    /// `nvmlGpuInstanceCreateComputeInstanceWithPlacement`: `engine/mig_change.rs`.
+    fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
+        &self,
+        gpuInstance: nvmlGpuInstance_t,
+        profileId: c_uint,
+        placement: *const nvmlComputeInstancePlacement_t,
+        computeInstance: *mut nvmlComputeInstance_t,
+    ) -> nvmlReturn_t {
+        engine::mig_change::nvmlGpuInstanceCreateComputeInstanceWithPlacement(
+            self,
+            gpuInstance,
+            profileId,
+            placement,
+            computeInstance,
+        )
+    }
+    /// `nvmlGpuInstanceDestroy`: `engine/mig_change.rs`.
+    fn nvmlGpuInstanceDestroy(&self, gpuInstance: nvmlGpuInstance_t) -> nvmlReturn_t {
+        engine::mig_change::nvmlGpuInstanceDestroy(self, gpuInstance)
     }
     /// `nvmlGpuInstanceGetComputeInstanceById`: `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceById(

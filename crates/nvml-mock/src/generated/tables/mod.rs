@@ -1197,9 +1197,12 @@ pub static MIN_ARCH: [(&str, &str, u32); 154usize] = [
 ];
 /// `(function, file)`: the functions the engine implements by hand
 /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
-pub static HAND_WRITTEN: [(&str, &str); 171usize] = [
+pub static HAND_WRITTEN: [(&str, &str); 177usize] = [
+    ("nvmlComputeInstanceDestroy", "engine/mig_change.rs"),
     ("nvmlComputeInstanceGetInfo", "engine/mig.rs"),
     ("nvmlComputeInstanceGetInfo_v2", "engine/mig.rs"),
+    ("nvmlDeviceCreateGpuInstance", "engine/mig_change.rs"),
+    ("nvmlDeviceCreateGpuInstanceWithPlacement", "engine/mig_change.rs"),
     ("nvmlDeviceDiscoverGpus", "engine/device.rs"),
     ("nvmlDeviceGetActiveVgpus", "engine/vgpu.rs"),
     ("nvmlDeviceGetApplicationsClock", "engine/perf.rs"),
@@ -1323,7 +1326,7 @@ pub static HAND_WRITTEN: [(&str, &str); 171usize] = [
     ("nvmlDeviceSetApplicationsClocks", "engine/perf.rs"),
     ("nvmlDeviceSetComputeMode", "engine/perf.rs"),
     ("nvmlDeviceSetMemoryLimits_v1", "engine/perf.rs"),
-    ("nvmlDeviceSetMigMode", "engine/mig.rs"),
+    ("nvmlDeviceSetMigMode", "engine/mig_change.rs"),
     ("nvmlDeviceSetPersistenceMode", "engine/perf.rs"),
     ("nvmlDeviceSetPowerManagementLimit", "engine/perf.rs"),
     ("nvmlDeviceSetTemperatureThreshold", "engine/perf.rs"),
@@ -1339,6 +1342,9 @@ pub static HAND_WRITTEN: [(&str, &str); 171usize] = [
     ("nvmlGpmSampleAlloc", "engine/gpm.rs"),
     ("nvmlGpmSampleFree", "engine/gpm.rs"),
     ("nvmlGpmSampleGet", "engine/gpm.rs"),
+    ("nvmlGpuInstanceCreateComputeInstance", "engine/mig_change.rs"),
+    ("nvmlGpuInstanceCreateComputeInstanceWithPlacement", "engine/mig_change.rs"),
+    ("nvmlGpuInstanceDestroy", "engine/mig_change.rs"),
     ("nvmlGpuInstanceGetComputeInstanceById", "engine/mig.rs"),
     ("nvmlGpuInstanceGetComputeInstancePossiblePlacements", "engine/mig.rs"),
     ("nvmlGpuInstanceGetComputeInstanceProfileInfo", "engine/mig.rs"),
@@ -1373,7 +1379,25 @@ pub static HAND_WRITTEN: [(&str, &str); 171usize] = [
 /// `(function, selectors)`: the inputs by value of the functions written by hand that
 /// select an answer (a profile may give an error for one of their values), sorted by
 /// function.
-pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
+pub static HAND_SELECTORS: [(&str, &[Field]); 69usize] = [
+    (
+        "nvmlDeviceCreateGpuInstance",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceCreateGpuInstanceWithPlacement",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
     (
         "nvmlDeviceGetApplicationsClock",
         &[
@@ -1891,6 +1915,24 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
         &[
             Field {
                 name: "gpmSample",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceCreateComputeInstance",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
+        &[
+            Field {
+                name: "profileId",
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
