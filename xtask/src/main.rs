@@ -121,6 +121,24 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
+    /// Writes the mock as a Python wheel (nvmlkit-mock: the mock, its nvml-mock program, the
+    /// built-in profiles and a library of each of their drivers, the nvmlkit_mock package and
+    /// its pytest plugin) into DIR; its platform tag is the newest glibc its files need.
+    Wheel {
+        /// The directory to write the wheel into (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Writes the release archive nvmlkit-mock-<version>-<target>.tar.gz into DIR: the same
+    /// files as the wheel, for Go, C and containers, with a README and a container recipe.
+    Dist {
+        /// The directory to write the archive into (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also write the wheel of the same build.
+        #[arg(long)]
+        wheel: bool,
+    },
     /// Runs the fuzz targets of fuzz/ (cargo-fuzz on nightly), each on its checked-in corpus
     /// for SECONDS, and prints their executions; exit 1 on a finding (saved under
     /// fuzz/artifacts/TARGET/).
@@ -242,6 +260,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 DiffFormat::Json => header_diff::Format::Json,
             };
             header_diff::run(&root, &old, &new, rules.as_deref(), format)?;
+            true
+        }
+        Command::Wheel { out } => {
+            let path = commands::wheel::run(&root, &out)?;
+            println!("wrote {}", path.display());
+            true
+        }
+        Command::Dist { out, wheel } => {
+            for path in commands::dist::run(&root, &out, wheel)? {
+                println!("wrote {}", path.display());
+            }
             true
         }
         Command::MockLib { driver, out, debug } => {

@@ -1,0 +1,118 @@
+"""Real clients on the installed wheel, as a user runs them: `python -m nvmlkit_mock run` with
+gpustat, nvitop and NVIDIA's pynvml on every built-in profile (each on its own driver's
+library), the per-driver libraries' symbols, the exit status passed through and the errors
+for bad arguments. Run by packaging/check-wheel in a fresh venv with no cargo and no cc on
+PATH; exits 1 listing what failed.
+"""
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import nvmlkit_mock
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(profile, *command, extra=()):
+    args = [sys.executable, "-m", "nvmlkit_mock", "run", "--profile", profile, *extra, "--", *command]
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+PYNVML = """
+import json, pynvml as n
+n.nvmlInit()
+count = n.nvmlDeviceGetCount()
+names = [n.nvmlDeviceGetName(n.nvmlDeviceGetHandleByIndex(i)) for i in range(count)]
+temps = [n.nvmlDeviceGetTemperature(n.nvmlDeviceGetHandleByIndex(i), n.NVML_TEMPERATURE_GPU) for i in range(count)]
+print(json.dumps({"driver": n.nvmlSystemGetDriverVersion(), "names": names, "temps": temps,
+                  "lib": n.nvmlLib._name}))
+n.nvmlShutdown()
+"""
+
+NVITOP = """
+import json
+from nvitop import Device
+print(json.dumps([[d.name(), d.temperature()] for d in Device.all()]))
+"""
+
+for tool in ("cargo", "cc", "gcc"):
+    check(shutil.which(tool) is None, f"{tool} is on PATH, which this test must run without")
+
+profiles = nvmlkit_mock.profiles()
+manifest_gpus = {name: p["gpus"] for name, p in nvmlkit_mock._manifest()["profiles"].items()}
+check(len(profiles) >= 12, f"only {len(profiles)} built-in profiles: {sorted(profiles)}")
+for profile, driver in profiles.items():
+    gpus = manifest_gpus[profile]
+    p = run(profile, sys.executable, "-c", PYNVML)
+    if not check(p.returncode == 0, f"{profile}: pynvml failed:\n{p.stdout}{p.stderr}"):
+        continue
+    ref = json.loads(p.stdout)
+    check(len(ref["names"]) == gpus, f"{profile}: pynvml shows {len(ref['names'])} GPUs, the profile has {gpus}")
+    check(ref["driver"] == driver, f"{profile}: pynvml's driver {ref['driver']}, the profile's {driver}")
+    want_lib = os.path.join(nvmlkit_mock.library_dir(profile=profile), "libnvidia-ml.so.1")
+    check(os.path.realpath(ref["lib"]) == os.path.realpath(want_lib) or ref["lib"] == "libnvidia-ml.so.1",
+          f"{profile}: pynvml loaded {ref['lib']}")
+
+    g = run(profile, "gpustat", "--json", extra=["--live-pids"])
+    if check(g.returncode == 0, f"{profile}: gpustat failed:\n{g.stdout}{g.stderr}"):
+        shown = json.loads(g.stdout)["gpus"]
+        check([x["name"] for x in shown] == ref["names"], f"{profile}: gpustat's names {[x['name'] for x in shown]}")
+        check([x["temperature.gpu"] for x in shown] == ref["temps"], f"{profile}: gpustat's temperatures")
+
+    t = run(profile, sys.executable, "-c", NVITOP)
+    if check(t.returncode == 0, f"{profile}: nvitop's API failed:\n{t.stdout}{t.stderr}"):
+        shown = json.loads(t.stdout)
+        check([x[0] for x in shown] == ref["names"], f"{profile}: nvitop's names {shown}")
+        check([x[1] for x in shown] == ref["temps"], f"{profile}: nvitop's temperatures {shown}")
+    once = run(profile, "nvitop", "--once", extra=["--live-pids"])
+    check(once.returncode == 0 and ref["names"][0].split()[-1][:8] in once.stdout.replace("NVIDIA ", ""),
+          f"{profile}: nvitop --once:\n{once.stdout}{once.stderr}")
+    print(f"{profile}: driver {driver}, {gpus} GPU(s): pynvml, gpustat and nvitop agree")
+
+# The issue's own example: eight A100s.
+g = run("a100", "gpustat", "--json")
+names = [x["name"] for x in json.loads(g.stdout)["gpus"]] if g.returncode == 0 else []
+check(len(names) == 8 and all("A100" in n for n in names), f"a100: gpustat shows {names}")
+
+# Each driver's library exports that driver's functions: nvmlDeviceGetTemperatureV is new in R570.
+old = ctypes.CDLL(os.path.join(nvmlkit_mock.library_dir(driver="525.147.05"), "libnvidia-ml.so.1"))
+check(not hasattr(old, "nvmlDeviceGetTemperatureV"), "the 525.147.05 library exports nvmlDeviceGetTemperatureV")
+check(hasattr(old, "nvmlDeviceGetTemperature"), "the 525.147.05 library lacks nvmlDeviceGetTemperature")
+new = ctypes.CDLL(os.path.join(nvmlkit_mock.library_dir(driver="580.82.07"), "libnvidia-ml.so.1"))
+check(hasattr(new, "nvmlDeviceGetTemperatureV"), "the 580.82.07 library lacks nvmlDeviceGetTemperatureV")
+
+# Another driver's library refuses the profile, as a real driver does.
+p = run("a100", sys.executable, "-c", PYNVML, extra=["--driver", "525.147.05"])
+check(p.returncode != 0 and "LIB_RM_VERSION_MISMATCH" in p.stderr + p.stdout or "Mismatch" in p.stderr,
+      f"a100 on the 525.147.05 library: {p.returncode}\n{p.stdout}{p.stderr}")
+p = run("a100", sys.executable, "-c", PYNVML, extra=["--plain"])
+check(p.returncode == 0, f"a100 on the plain library: {p.stderr}")
+
+# The exit status passes through; bad arguments get clear messages.
+p = run("a100", sys.executable, "-c", "import sys; sys.exit(7)")
+check(p.returncode == 7, f"the exit status 7 came back as {p.returncode}")
+p = run("nope", sys.executable, "-c", "pass")
+check(p.returncode == 2 and "a100-r525" in p.stderr and "'nope'" in p.stderr, f"unknown profile: {p.stderr}")
+p = run("a100", sys.executable, "-c", "pass", extra=["--driver", "999.1.2"])
+check(p.returncode == 2 and "525.147.05" in p.stderr and "580.82.07" in p.stderr, f"unknown driver: {p.stderr}")
+p = run("a100", "no-such-program")
+check(p.returncode == 127 and "no-such-program" in p.stderr, f"a missing program: {p.returncode} {p.stderr}")
+
+# ctl passes through to the program.
+p = subprocess.run([sys.executable, "-m", "nvmlkit_mock", "ctl", "--help"], capture_output=True, text=True)
+check("nvml-mock ctl" in p.stdout + p.stderr, f"ctl --help: {p.stdout}{p.stderr}")
+
+if failures:
+    print("\n".join(["FAILED:"] + failures), file=sys.stderr)
+    sys.exit(1)
+print(f"all clients agree on {len(profiles)} profiles")
