@@ -198,6 +198,10 @@ enum Command {
         /// With --publish: the git tag being published, which must be v<nvmlkit's version>.
         #[arg(long, requires = "publish")]
         tag: Option<String>,
+        /// With --publish: first write the mock's wheel and release archive (`cargo xtask dist
+        /// --wheel`) of the version being published into DIR.
+        #[arg(long, value_name = "DIR", requires = "publish")]
+        dist: Option<PathBuf>,
         /// The workspace to release (default: this one); for tests.
         #[arg(long, value_name = "DIR", hide = true)]
         root: Option<PathBuf>,
@@ -295,10 +299,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", commands::update_header::update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
             true
         }
-        Command::Release { version, dry_run, test_cmd, report_dir, publish, tag, root: dir, find_links, work_dir } => {
+        Command::Release {
+            version,
+            dry_run,
+            test_cmd,
+            report_dir,
+            publish,
+            tag,
+            dist,
+            root: dir,
+            find_links,
+            work_dir,
+        } => {
             let dir = dir.unwrap_or(root);
             if publish {
-                commands::release::publish(&dir, dry_run, tag.as_deref())?;
+                commands::release::publish(&dir, dry_run, tag.as_deref(), dist.as_deref())?;
             } else {
                 let wanted = version.map_or(Wanted::Latest, Wanted::Version);
                 let pip = Pip { find_links };
