@@ -5,7 +5,6 @@ for bad arguments. Run by packaging/check-wheel in a fresh venv with no cargo an
 PATH; exits 1 listing what failed.
 """
 
-import ctypes
 import json
 import os
 import shutil
@@ -85,15 +84,20 @@ names = [x["name"] for x in json.loads(g.stdout)["gpus"]] if g.returncode == 0 e
 check(len(names) == 8 and all("A100" in n for n in names), f"a100: gpustat shows {names}")
 
 # Each driver's library exports that driver's functions: nvmlDeviceGetTemperatureV is new in R570.
-old = ctypes.CDLL(os.path.join(nvmlkit_mock.library_dir(driver="525.147.05"), "libnvidia-ml.so.1"))
-check(not hasattr(old, "nvmlDeviceGetTemperatureV"), "the 525.147.05 library exports nvmlDeviceGetTemperatureV")
-check(hasattr(old, "nvmlDeviceGetTemperature"), "the 525.147.05 library lacks nvmlDeviceGetTemperature")
-new = ctypes.CDLL(os.path.join(nvmlkit_mock.library_dir(driver="580.82.07"), "libnvidia-ml.so.1"))
-check(hasattr(new, "nvmlDeviceGetTemperatureV"), "the 580.82.07 library lacks nvmlDeviceGetTemperatureV")
+# (Each library in a process of its own: a process runs one driver.)
+def exports(driver, symbol):
+    path = os.path.join(nvmlkit_mock.library_dir(driver=driver), "libnvidia-ml.so.1")
+    code = "import ctypes, sys; print(hasattr(ctypes.CDLL(sys.argv[1]), sys.argv[2]))"
+    return subprocess.run([sys.executable, "-c", code, path, symbol], capture_output=True, text=True).stdout.strip()
+
+
+check(exports("525.147.05", "nvmlDeviceGetTemperatureV") == "False", "the 525.147.05 library exports nvmlDeviceGetTemperatureV")
+check(exports("525.147.05", "nvmlDeviceGetTemperature") == "True", "the 525.147.05 library lacks nvmlDeviceGetTemperature")
+check(exports("580.82.07", "nvmlDeviceGetTemperatureV") == "True", "the 580.82.07 library lacks nvmlDeviceGetTemperatureV")
 
 # Another driver's library refuses the profile, as a real driver does.
 p = run("a100", sys.executable, "-c", PYNVML, extra=["--driver", "525.147.05"])
-check(p.returncode != 0 and "LIB_RM_VERSION_MISMATCH" in p.stderr + p.stdout or "Mismatch" in p.stderr,
+check(p.returncode != 0 and "NVML_ERROR_LIB_RM_VERSION_MISMATCH" in p.stderr,
       f"a100 on the 525.147.05 library: {p.returncode}\n{p.stdout}{p.stderr}")
 p = run("a100", sys.executable, "-c", PYNVML, extra=["--plain"])
 check(p.returncode == 0, f"a100 on the plain library: {p.stderr}")
@@ -107,6 +111,37 @@ p = run("a100", sys.executable, "-c", "pass", extra=["--driver", "999.1.2"])
 check(p.returncode == 2 and "525.147.05" in p.stderr and "580.82.07" in p.stderr, f"unknown driver: {p.stderr}")
 p = run("a100", "no-such-program")
 check(p.returncode == 127 and "no-such-program" in p.stderr, f"a missing program: {p.returncode} {p.stderr}")
+
+# In this process: pynvml pointed at the mock; another profile of the same driver after
+# nvmlShutdown; another driver refused with the reason; too late once pynvml loaded a library.
+IN_PROCESS = """
+import nvmlkit_mock, pynvml as n
+nvmlkit_mock.use_in_process("a100")
+n.nvmlInit()
+print(n.nvmlDeviceGetCount(), n.nvmlDeviceGetName(n.nvmlDeviceGetHandleByIndex(0)))
+n.nvmlShutdown()
+nvmlkit_mock.use_in_process("l40s")
+n.nvmlInit()
+print(n.nvmlDeviceGetCount(), n.nvmlDeviceGetName(n.nvmlDeviceGetHandleByIndex(0)))
+n.nvmlShutdown()
+try:
+    nvmlkit_mock.use_in_process("t4")
+except nvmlkit_mock.MockError as e:
+    print("refused:", "new process" in str(e))
+"""
+p = subprocess.run([sys.executable, "-c", IN_PROCESS], capture_output=True, text=True)
+check(p.stdout.splitlines() == ["8 NVIDIA A100-SXM4-80GB", "8 NVIDIA L40S", "refused: True"],
+      f"in-process use: {p.stdout}{p.stderr}")
+LATE = "import nvmlkit_mock, pynvml\npynvml.nvmlLib = object()\ntry:\n    nvmlkit_mock.use_in_process('a100')\nexcept nvmlkit_mock.MockError as e:\n    print(e)"
+p = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True)
+check("before the first nvmlInit" in p.stdout, f"in-process use after nvmlInit: {p.stdout}{p.stderr}")
+
+# A session held open by nvmlkit_mock.Session: a change reaches a short-lived client.
+with nvmlkit_mock.Session("clients-check", profile="a100") as s:
+    s.ctl("set", 2, "temperature.gpu", 93)
+    g = subprocess.run(["gpustat", "--json"], env=s.environ, capture_output=True, text=True)
+    temps = [x["temperature.gpu"] for x in json.loads(g.stdout)["gpus"]] if g.returncode == 0 else []
+    check(len(temps) == 8 and temps[2] == 93, f"a ctl change in a Session: {temps} {g.stderr}")
 
 # ctl passes through to the program.
 p = subprocess.run([sys.executable, "-m", "nvmlkit_mock", "ctl", "--help"], capture_output=True, text=True)
