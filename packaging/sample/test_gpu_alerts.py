@@ -66,6 +66,14 @@ def test_the_plain_library_has_every_function(nvml_mock):
     assert out.stdout.strip() == "True", out.stderr
 
 
+@pytest.mark.nvml_mock(profile="a100", driver="525.147.05")
+def test_another_drivers_library_refuses_the_profile(nvml_mock):
+    out = nvml_mock.run([sys.executable, "-c", "import pynvml; pynvml.nvmlInit()"])
+    assert out.returncode != 0 and "NVML_ERROR_LIB_RM_VERSION_MISMATCH" in out.stderr, out.stderr
+    with pytest.raises(nvmlkit_mock.MockError, match="could not be held open"):
+        nvml_mock.ctl("show")
+
+
 def test_a_bad_ctl_command_is_an_error(nvml_mock):
     with pytest.raises(nvmlkit_mock.MockError, match="GPU"):
         nvml_mock.ctl("set", "x", "temperature.gpu", 95)

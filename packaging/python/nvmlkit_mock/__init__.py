@@ -91,10 +91,6 @@ def _version_key(version: str):
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
 
-def _is_file_profile(profile: str) -> bool:
-    return profile not in _manifest()["profiles"] and ("/" in profile or profile.endswith((".yaml", ".yml")))
-
-
 def _check_profile(profile: str) -> str:
     """The profile as the mock reads it: a built-in name, or a profile file's absolute path."""
     if not isinstance(profile, str) or not profile:
@@ -260,6 +256,8 @@ class Session:
         #: The directory of the ``libnvidia-ml.so.1`` its processes load.
         self.library_dir = self.environ["LD_LIBRARY_PATH"].split(os.pathsep)[0]
         self._holder: Optional[subprocess.Popen] = None
+        #: Why the session could not be held open (the mock's nvmlInit failed), if it could not.
+        self.start_error: Optional[str] = None
 
     def start(self) -> "Session":
         """Starts the process that holds the session open; raises :class:`MockError` when the
@@ -280,12 +278,16 @@ class Session:
         if code != "0":
             holder.kill()
             _, err = holder.communicate()
-            raise MockError(f"session {self.name}: the mock's nvmlInit answered {code or 'nothing'}: {err.strip()}")
+            self.start_error = f"session {self.name}: the mock's nvmlInit answered {code or 'nothing'}: {err.strip()}"
+            raise MockError(self.start_error)
+        self.start_error = None
         self._holder = holder
         return self
 
     def ctl(self, *args: object) -> str:
         """``nvml-mock ctl`` on this session: ``ctl("set", 0, "temperature.gpu", 95)``."""
+        if self.start_error is not None:
+            raise MockError(f"no ctl: the session could not be held open ({self.start_error})")
         return ctl(self.name, *map(str, args), env=self.environ)
 
     def close(self) -> None:

@@ -119,10 +119,10 @@ def nvml_mock(request, monkeypatch, _nvml_mock_runtime_dir) -> NvmlMock:
     elif isinstance(param, dict):
         options.update(param)
     elif param is not None:
-        raise pytest.UsageError(f"nvml_mock's parameter is a profile name or a dict of options, not {param!r}")
+        pytest.fail(f"nvml_mock's parameter is a profile name or a dict of options, not {param!r}", pytrace=False)
     unknown = set(options) - {"profile", "driver", "plain", "live_pids"}
     if unknown:
-        raise pytest.UsageError(f"nvml_mock: unknown option(s) {', '.join(sorted(unknown))} (profile, driver, plain, live_pids)")
+        pytest.fail(f"nvml_mock: unknown option(s) {', '.join(sorted(unknown))} (profile, driver, plain, live_pids)", pytrace=False)
     profile = options.get("profile") or request.config.getini("nvml_mock_profile")
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     session = f"pytest-{os.getpid()}-{worker}-{next(_tests)}"
@@ -140,8 +140,10 @@ def nvml_mock(request, monkeypatch, _nvml_mock_runtime_dir) -> NvmlMock:
         pytest.fail(f"nvml_mock: {e}", pytrace=False)
     try:
         mock.start()
-    except nvmlkit_mock.MockError as e:
-        pytest.fail(f"nvml_mock: {e}", pytrace=False)
+    except nvmlkit_mock.MockError:
+        # A profile its library refuses (another driver's, on purpose): the test's clients see
+        # what a real driver answers; only ctl is unavailable, and says why (start_error).
+        pass
     yield mock
     try:
         if mock.session == _process_session():
