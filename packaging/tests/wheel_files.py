@@ -40,13 +40,15 @@ expected = [
     f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD", f"{info}/entry_points.txt",
     f"{info}/licenses/LICENSE-MIT", f"{info}/licenses/LICENSE-APACHE",
 ]
+manifest = json.loads(z.read(f"{data}/manifest.json"))
+# The libraries of xtask's bundle::LIBRARIES, as the manifest lists them.
+expected += [f"{data}/lib/{lib}" for lib in manifest["libraries"]]
 print(f"== {os.path.basename(wheel)} ({len(names)} files)")
 for n in names:
     print(n)
     if not any(fnmatch.fnmatchcase(n, p) for p in expected):
         errors.append(f"the wheel holds {n}, which is not in its expected contents (packaging/tests/wheel_files.py)")
 
-manifest = json.loads(z.read(f"{data}/manifest.json"))
 required = [p for p in expected if "*" not in p]
 required += [f"{data}/{d}/libnvidia-ml.so.1" for d in manifest["drivers"].values()]
 required += [f"{data}/{p['lib']}/libnvidia-ml.so.1" for p in manifest["profiles"].values()]

@@ -158,7 +158,11 @@ def _variables(profile: str, session: Optional[str], driver: Optional[str], plai
     if plain and driver is not None:
         raise MockError("give a driver or plain, not both")
     libdir = library_dir() if plain else library_dir(driver) if driver else library_dir(profile=checked)
-    env = {"NVML_MOCK_PROFILE": checked, "LD_LIBRARY_PATH": libdir}
+    # The other libraries the package carries (beside the NVML mock, in the plain directory)
+    # are found after the NVML library of the driver.
+    others = set(_manifest()["libraries"]) != {Path(_manifest()["mock"]).name} and libdir != library_dir()
+    path = libdir + os.pathsep + library_dir() if others else libdir
+    env = {"NVML_MOCK_PROFILE": checked, "LD_LIBRARY_PATH": path}
     if _check_session(session):
         env["NVML_MOCK_SESSION"] = session
     if live_pids:
@@ -336,7 +340,7 @@ def use_in_process(
     once and the mock joins one session per process.
     """
     variables = _variables(profile, session, driver, plain, live_pids)
-    libdir = variables.pop("LD_LIBRARY_PATH")
+    libdir = variables.pop("LD_LIBRARY_PATH").split(os.pathsep)[0]
     path = os.path.join(libdir, LIBRARY)
     loaded = _in_process.get("library")
     if loaded is not None and loaded != path:

@@ -38,7 +38,9 @@ pub struct Carried {
 }
 
 /// The libraries the wheel and the archive carry; the NVML mock is the one the forwarders
-/// load. Another mock (a CUDA `libcuda.so.1`) is one more line here.
+/// load. Another mock (a CUDA `libcuda.so.1`, aliases `libcuda.so`) is one more line here: the
+/// manifest lists it, and the Python package's `environ()` then puts `lib/` on
+/// `LD_LIBRARY_PATH` after the NVML library's directory.
 pub const LIBRARIES: &[Carried] =
     &[Carried { package: mock_lib::PACKAGE, target: mock_lib::LIB_TARGET, file: "libnvml_mock.so", aliases: &[] }];
 
@@ -141,7 +143,8 @@ pub fn build(root: &Path, dir: &Path) -> Result<Tree> {
         "program": format!("bin/{}", mock_lib::PROGRAM),
         "mock": format!("lib/{mock}"),
         "plain": "lib",
-        "libraries": LIBRARIES.iter().map(|l| l.file).collect::<Vec<_>>(),
+        // Each carried library's file and its aliases, in lib/.
+        "libraries": LIBRARIES.iter().flat_map(|l| std::iter::once(l.file).chain(l.aliases.iter().copied())).collect::<Vec<_>>(),
         "drivers": drivers,
         "profiles": by_profile,
     });
