@@ -33,7 +33,9 @@ fn header(path: &str, mode: u32, size: u64, mtime: u64, kind: u8, link: &str) ->
     let (prefix, name) = if path.len() <= 100 {
         ("", path)
     } else {
-        let cut = path[..path.len().min(156)].rfind('/').filter(|&i| path.len() - i - 1 <= 100);
+        // By bytes: a `/` is always a character boundary to cut at.
+        let head = &path.as_bytes()[..path.len().min(156)];
+        let cut = head.iter().rposition(|&b| b == b'/').filter(|&i| path.len() - i - 1 <= 100);
         let Some(i) = cut else { bail!("{path}: too long for a tar header") };
         (&path[..i], &path[i + 1..])
     };
