@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import nvmlkit_mock
 
@@ -142,6 +143,21 @@ with nvmlkit_mock.Session("clients-check", profile="a100") as s:
     g = subprocess.run(["gpustat", "--json"], env=s.environ, capture_output=True, text=True)
     temps = [x["temperature.gpu"] for x in json.loads(g.stdout)["gpus"]] if g.returncode == 0 else []
     check(len(temps) == 8 and temps[2] == 93, f"a ctl change in a Session: {temps} {g.stderr}")
+
+# capture passes through to the program (here it records the mock itself, as the t4, and
+# checks the replay against the package's mock), and the profile file it writes runs.
+with tempfile.TemporaryDirectory() as tmp:
+    recorded = os.path.join(tmp, "recorded.yaml")
+    library = os.path.join(nvmlkit_mock.library_dir(profile="t4"), "libnvidia-ml.so.1")
+    p = subprocess.run(
+        [sys.executable, "-m", "nvmlkit_mock", "capture", "--library", library, "--no-probes", "--out", recorded],
+        capture_output=True, text=True, env=dict(os.environ, NVML_MOCK_PROFILE="t4"),
+    )
+    check(p.returncode == 0 and "checked:" in p.stderr, f"capture: {p.stdout}{p.stderr}")
+    check(nvmlkit_mock.profile_driver(recorded) == "535.247.01", f"the recorded profile's driver: {nvmlkit_mock.profile_driver(recorded) if p.returncode == 0 else '-'}")
+    g = run(recorded, "gpustat", "--json")
+    names = [x["name"] for x in json.loads(g.stdout)["gpus"]] if g.returncode == 0 else g.stderr
+    check(names == ["Tesla T4"] * 8, f"gpustat on the recorded profile: {names}")
 
 # ctl passes through to the program.
 p = subprocess.run([sys.executable, "-m", "nvmlkit_mock", "ctl", "--help"], capture_output=True, text=True)
