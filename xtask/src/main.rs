@@ -121,6 +121,24 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
+    /// Writes the mock as a Python wheel (nvmlkit-mock: the mock, its nvml-mock program, the
+    /// built-in profiles and a library of each of their drivers, the nvmlkit_mock package and
+    /// its pytest plugin) into DIR; its platform tag is the newest glibc its files need.
+    Wheel {
+        /// The directory to write the wheel into (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Writes the release archive nvmlkit-mock-<version>-<target>.tar.gz into DIR: the same
+    /// files as the wheel, for Go, C and containers, with a README and a container recipe.
+    Dist {
+        /// The directory to write the archive into (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also write the wheel of the same build.
+        #[arg(long)]
+        wheel: bool,
+    },
     /// Runs the fuzz targets of fuzz/ (cargo-fuzz on nightly), each on its checked-in corpus
     /// for SECONDS, and prints their executions; exit 1 on a finding (saved under
     /// fuzz/artifacts/TARGET/).
@@ -180,6 +198,10 @@ enum Command {
         /// With --publish: the git tag being published, which must be v<nvmlkit's version>.
         #[arg(long, requires = "publish")]
         tag: Option<String>,
+        /// With --publish: first write the mock's wheel and release archive (`cargo xtask dist
+        /// --wheel`) of the version being published into DIR.
+        #[arg(long, value_name = "DIR", requires = "publish")]
+        dist: Option<PathBuf>,
         /// The workspace to release (default: this one); for tests.
         #[arg(long, value_name = "DIR", hide = true)]
         root: Option<PathBuf>,
@@ -244,6 +266,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             header_diff::run(&root, &old, &new, rules.as_deref(), format)?;
             true
         }
+        Command::Wheel { out } => {
+            let path = commands::wheel::run(&root, &out)?;
+            println!("wrote {}", path.display());
+            true
+        }
+        Command::Dist { out, wheel } => {
+            for path in commands::dist::run(&root, &out, wheel)? {
+                println!("wrote {}", path.display());
+            }
+            true
+        }
         Command::MockLib { driver, out, debug } => {
             commands::mock_lib::run(&root, &driver, &out, debug)?;
             true
@@ -266,10 +299,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", commands::update_header::update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
             true
         }
-        Command::Release { version, dry_run, test_cmd, report_dir, publish, tag, root: dir, find_links, work_dir } => {
+        Command::Release {
+            version,
+            dry_run,
+            test_cmd,
+            report_dir,
+            publish,
+            tag,
+            dist,
+            root: dir,
+            find_links,
+            work_dir,
+        } => {
             let dir = dir.unwrap_or(root);
             if publish {
-                commands::release::publish(&dir, dry_run, tag.as_deref())?;
+                commands::release::publish(&dir, dry_run, tag.as_deref(), dist.as_deref())?;
             } else {
                 let wanted = version.map_or(Wanted::Latest, Wanted::Version);
                 let pip = Pip { find_links };

@@ -314,7 +314,7 @@ fn the_workflows_name_only_commands_that_exist_and_run() {
     let watch = xtask_commands(&watch);
     let publish = xtask_commands(&publish);
     assert_eq!(watch, [["release", "--dry-run", "--report-dir", "target/release-report"]]);
-    assert_eq!(publish, [["release", "--publish", "--tag", "$GITHUB_REF_NAME"]]);
+    assert_eq!(publish, [["release", "--publish", "--tag", "$GITHUB_REF_NAME", "--dist", "target/dist"]]);
 
     // The watch job's command, as written, in a workspace with nothing new: the job opens a
     // pull request only when release.patch exists.

@@ -40,8 +40,77 @@ const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent", "nvmlInternalGetExportTable
 /// in `src/driver.rs`), a mock that is not a file, a missing or failing C compiler, a file
 /// that cannot be written, or a target that is neither x86-64 nor AArch64.
 pub fn write(dir: &Path, version: &str, mock: &Path) -> Result<(), String> {
+    write_to(dir, version, Mock::Copy(mock))
+}
+
+/// Where a forwarder finds the mock.
+#[derive(Clone, Copy, Debug)]
+pub enum Mock<'a> {
+    /// A copy of this file, made beside the forwarder as `libnvml_mock.so`.
+    Copy(&'a Path),
+    /// This path, relative to the forwarder's own directory (`../libnvml_mock.so`), which must
+    /// hold the mock already: one mock shared by the forwarders of a tree (the wheel and the
+    /// release archive, `cargo xtask wheel`), which can still be moved as a whole.
+    At(&'a str),
+}
+
+/// [`write`](fn@write), with the mock where `mock` says.
+///
+/// # Errors
+///
+/// As [`write`](fn@write), and a relative path that is absolute, holds characters other than
+/// letters, digits, `.`, `_`, `-` and `/`, or names no file.
+pub fn write_to(dir: &Path, version: &str, mock: Mock) -> Result<(), String> {
     let version = driver::known(version)?;
     build(dir, Some(&version), &BTreeSet::new(), &BTreeSet::new(), mock)
+}
+
+/// The mock beside this program, where cargo builds both (or in its `deps/`), or in the
+/// `lib/` beside the program's `bin/`, where the wheel and the release archive install both.
+///
+/// # Errors
+///
+/// None of them is a file.
+pub fn default_mock() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the path of this program: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let installed = dir.parent().map(|up| up.join("lib").join(MOCK_FILE));
+    [Some(dir.join(MOCK_FILE)), Some(dir.join("deps").join(MOCK_FILE)), installed]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "no {MOCK_FILE} next to {} to check the profile with: pass --mock PATH, or --no-verify",
+                exe.display()
+            )
+        })
+}
+
+/// The names of the built-in profiles, in order.
+pub fn builtin_profiles() -> impl Iterator<Item = &'static str> {
+    crate::profile::BUILTIN.iter().map(|(name, _)| *name)
+}
+
+/// The driver a profile (a built-in name or a profile file) runs, `None` for none, and its
+/// number of GPUs: what chooses the library a client of the profile loads.
+///
+/// # Errors
+///
+/// A profile that does not load (an unknown name's error lists the built-in ones).
+pub fn profile_summary(profile: &str) -> Result<(Option<String>, usize), String> {
+    let p = crate::profile::load(profile)?;
+    Ok((p.driver.map(|v| v.to_string()), p.devices.len()))
+}
+
+/// Writes into `dir` a library that exports every function and names no driver: the plain mock
+/// (every symbol of the newest header, whatever the profile's driver), as a small forwarder.
+///
+/// # Errors
+///
+/// As [`write_to`], less the version.
+pub fn write_plain_to(dir: &Path, mock: Mock) -> Result<(), String> {
+    build(dir, None, &BTreeSet::new(), &BTreeSet::new(), mock)
 }
 
 /// Writes into `dir` a library of the driver a profile runs (a built-in name or a profile
@@ -54,6 +123,15 @@ pub fn write(dir: &Path, version: &str, mock: &Path) -> Result<(), String> {
 ///
 /// As [`write`](fn@write), and a profile that does not load.
 pub fn write_for_profile(dir: &Path, profile: &str, mock: &Path) -> Result<String, String> {
+    write_for_profile_to(dir, profile, Mock::Copy(mock))
+}
+
+/// [`write_for_profile`], with the mock where `mock` says.
+///
+/// # Errors
+///
+/// As [`write_to`].
+pub fn write_for_profile_to(dir: &Path, profile: &str, mock: Mock) -> Result<String, String> {
     let p = crate::profile::load(profile)?;
     let absent: BTreeSet<String> = p.missing_functions.iter().cloned().collect();
     let extra: BTreeSet<String> = p.exports_extra.iter().cloned().collect();
@@ -62,33 +140,61 @@ pub fn write_for_profile(dir: &Path, profile: &str, mock: &Path) -> Result<Strin
 }
 
 /// The library in `dir` for driver `version` (`None`: every function), also without the
-/// functions of `absent`; the mock at `mock` is copied next to it. Built once: a directory
-/// whose source, library and mock are those this call would write is left as it is, so tests
-/// that run at once (threads or processes) can share one.
+/// functions of `absent`; the mock is copied next to it, or found where [`Mock::At`] says.
+/// Built once: a directory whose source, library and mock are those this call would write is
+/// left as it is, so tests that run at once (threads or processes) can share one.
 pub(crate) fn build(
     dir: &Path,
     version: Option<&Version>,
     absent: &BTreeSet<String>,
     extra: &BTreeSet<String>,
-    mock: &Path,
+    mock: Mock,
 ) -> Result<(), String> {
-    if !mock.is_file() {
-        return Err(format!("the mock {} is not a file (build it: `cargo build -p nvmlkit-mock`)", mock.display()));
-    }
+    let mock_file = match mock {
+        Mock::Copy(mock) if !mock.is_file() => {
+            return Err(format!("the mock {} is not a file (build it: `cargo build -p nvmlkit-mock`)", mock.display()))
+        }
+        Mock::Copy(_) => MOCK_FILE,
+        Mock::At(rel) => {
+            let plain = rel.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b));
+            if rel.is_empty() || rel.starts_with('/') || !plain {
+                return Err(format!(
+                    "`{rel}`: the mock's path must be relative to the library's directory, of letters, digits, `.`, `_`, `-` and `/`"
+                ));
+            }
+            // Resolved by its words, since `dir` need not exist yet.
+            let mut at = dir.to_path_buf();
+            for part in Path::new(rel).components() {
+                match part {
+                    std::path::Component::ParentDir => {
+                        at.pop();
+                    }
+                    std::path::Component::Normal(name) => at.push(name),
+                    _ => {}
+                }
+            }
+            if !at.is_file() {
+                return Err(format!("the mock {} ({rel} from {}) is not a file", at.display(), dir.display()));
+            }
+            rel
+        }
+    };
     let mut names: Vec<&str> = crate::generated::names::FUNCTIONS
         .iter()
         .copied()
         .filter(|f| (version.map_or(true, |v| driver::has(v, f)) || extra.contains(*f)) && !absent.contains(*f))
         .collect();
     names.extend(MOCK_HOOKS);
-    let text = source(&names, version)?;
+    let text = source(&names, version, mock_file)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let (source, lib) = (dir.join(SOURCE_FILE), dir.join("libnvidia-ml.so.1"));
     // Each file is written under a name of its own and renamed into place, the source last:
     // a source equal to this one means the library beside it is complete.
-    copy_if_changed(mock, &dir.join(MOCK_FILE), &unique)?;
+    if let Mock::Copy(mock) = mock {
+        copy_if_changed(mock, &dir.join(MOCK_FILE), &unique)?;
+    }
     if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
         // Compiled in a fresh directory of the caller's own, then copied in: the compiler
         // never writes into DIR, which may be a shared place.
@@ -147,8 +253,9 @@ fn copy_if_changed(from: &Path, to: &Path, unique: &str) -> Result<(), String> {
 }
 
 /// The forwarder's C source: it exports `names`, each a jump through a table that a
-/// constructor fills from the mock beside it, and tells the mock the driver `version`.
-fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
+/// constructor fills from the mock (`mock_file`, relative to the forwarder's directory), and
+/// tells the mock the driver `version`.
+fn source(names: &[&str], version: Option<&Version>, mock_file: &str) -> Result<String, String> {
     let jump = if cfg!(target_arch = "x86_64") {
         "jmp *nvmlmock_targets+{offset}(%rip)"
     } else if cfg!(target_arch = "aarch64") {
@@ -165,7 +272,7 @@ fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
         None => c.push_str(&format!("// A libnvidia-ml.so.1 that exports {} functions,\n", names.len())),
     }
     c.push_str(&format!(
-        "// each a jump to the function of the same name in the mock, {MOCK_FILE}, loaded from this library's\n\
+        "// each a jump to the function of the same name in the mock, {mock_file}, loaded from this library's\n\
          // directory. Written by nvmlkit-mock (`cargo xtask mock-lib`); built with `cc -shared -fPIC`.\n"
     ));
     c.push_str(
@@ -230,7 +337,7 @@ fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
         "    }\n",
         "}\n\n",
     );
-    c.push_str(&body.replace("{MOCK}", MOCK_FILE));
+    c.push_str(&body.replace("{MOCK}", mock_file));
     for (i, n) in names.iter().enumerate() {
         let body = jump.replace("{offset}", &(i * 8).to_string());
         c.push_str(&format!(
@@ -247,7 +354,7 @@ mod tests {
     #[test]
     fn the_source_exports_the_drivers_functions_and_names_the_driver() {
         let v = Version::parse("525.147.05").unwrap();
-        let text = source(&["nvmlInit_v2", "nvmlDeviceGetTemperature"], Some(&v)).unwrap();
+        let text = source(&["nvmlInit_v2", "nvmlDeviceGetTemperature"], Some(&v), MOCK_FILE).unwrap();
         assert!(text.contains("static const char *const nvmlmock_driver = \"525.147.05\";"), "{text}");
         assert!(text.contains(".globl nvmlDeviceGetTemperature\\n"), "{text}");
         assert!(!text.contains("nvmlDeviceGetTemperatureV"), "{text}");

@@ -3,7 +3,9 @@
 
 pub mod api;
 pub mod bench;
+pub mod bundle;
 pub mod coverage;
+pub mod dist;
 pub mod fuzz;
 pub mod header_diff;
 pub mod history;
@@ -12,3 +14,4 @@ pub mod model;
 pub mod regen;
 pub mod release;
 pub mod update_header;
+pub mod wheel;

@@ -182,7 +182,7 @@ fn check_record(dir: &Path, files: &[String], wheel: &str) -> Result<()> {
 }
 
 /// Unpadded URL-safe base64, as wheel RECORDs spell hashes.
-fn base64_urlsafe(bytes: &[u8]) -> String {
+pub fn base64_urlsafe(bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {

@@ -5,12 +5,16 @@
 //! - `nvml-mock ctl [--session NAME] COMMAND` changes a running mock that other processes use
 //!   (`nvml_mock::session`);
 //! - `nvml-mock lib --driver VERSION --out DIR [--mock PATH]` (or `--profile PROFILE` for the
-//!   driver and symbols a profile records) writes a `libnvidia-ml.so.1` into DIR that emulates
+//!   driver and symbols a profile records, `--plain` for every function and no driver) writes a `libnvidia-ml.so.1` into DIR that emulates
 //!   that driver: its functions alone, forwarded to a copy of the mock beside it
-//!   (`nvml_mock::driver_lib`). `cargo xtask mock-lib` builds the mock and runs this.
+//!   (`nvml_mock::driver_lib`; `--mock-at REL`: the mock already at REL, relative to DIR,
+//!   shared by the libraries of a tree). `cargo xtask mock-lib` builds the mock and runs this;
+//! - `nvml-mock profiles [PROFILE...]` lists the built-in profiles (or those given) with the
+//!   driver each runs and its number of GPUs.
 //!
 //! The mock is `PATH`, by default the `libnvml_mock.so` next to this program (where cargo
-//! builds both).
+//! builds both), or in the `lib/` beside its `bin/` (where the wheel and the release archive
+//! install both).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,10 +30,14 @@ const USAGE_FORMAT: &str = "usage:
       by name; --no-verify skips that. --no-probes skips the calls with a NULL record or a wrong
       version that record the order of the library's argument checks.
   {ctl}
-  nvml-mock lib (--driver VERSION | --profile PROFILE) --out DIR [--mock PATH]
+  nvml-mock lib (--driver VERSION | --profile PROFILE | --plain) --out DIR [--mock PATH | --mock-at REL]
       Writes DIR/libnvidia-ml.so.1, which exports exactly the functions of that driver (of the
-      profile's driver, less what the profile says its library lacks) and forwards them to a copy
-      of the mock in DIR.";
+      profile's driver, less what the profile says its library lacks; --plain: every function,
+      no driver) and forwards them to a copy of the mock in DIR (--mock-at: to the mock at REL,
+      relative to DIR, which is not copied).
+  nvml-mock profiles [PROFILE...]
+      Lists the built-in profiles (or the profiles given, names or files), one a line: the name,
+      the driver it runs (- for none) and its number of GPUs, separated by tabs.";
 
 fn usage() -> String {
     USAGE_FORMAT.replace("{ctl}", nvml_mock::session::USAGE)
@@ -45,6 +53,7 @@ fn main() -> ExitCode {
         Some((cmd, rest)) if cmd == "capture" => capture(rest),
         Some((cmd, rest)) if cmd == "ctl" => nvml_mock::session::ctl(rest),
         Some((cmd, rest)) if cmd == "lib" => lib(rest),
+        Some((cmd, rest)) if cmd == "profiles" => profiles(rest),
         // A probe of `capture`, in a process of its own (see `nvml_mock::capture::probe_child`).
         Some((cmd, rest)) if cmd == "__probe" => match rest {
             [library, object, start] => start
@@ -60,8 +69,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(text) => {
+            // A reader that stops early (`| grep -q`, `| head`) closes the pipe: not an error.
             if !text.is_empty() {
-                println!("{text}");
+                use std::io::Write;
+                let _ = writeln!(std::io::stdout(), "{text}");
             }
             ExitCode::SUCCESS
         }
@@ -134,26 +145,52 @@ fn capture(args: &[String]) -> Result<String, String> {
 }
 
 fn lib(args: &[String]) -> Result<String, String> {
-    let f = Flags::parse(args, &["--driver", "--profile", "--out", "--mock"], &[])?;
+    use nvml_mock::driver_lib::{self, Mock};
+    let f = Flags::parse(args, &["--driver", "--profile", "--out", "--mock", "--mock-at"], &["--plain"])?;
     let out = PathBuf::from(f.get("--out").ok_or_else(|| format!("--out is required\n{}", usage()))?);
-    let mock = match f.get("--mock") {
-        Some(m) => PathBuf::from(m),
-        None => {
-            let exe = std::env::current_exe().map_err(|e| format!("the path of this program: {e}"))?;
-            exe.with_file_name(nvml_mock::driver_lib::MOCK_FILE)
-        }
+    let copied = match (f.get("--mock"), f.get("--mock-at")) {
+        (Some(m), _) => PathBuf::from(m),
+        (None, Some(_)) => PathBuf::new(),
+        (None, None) => driver_lib::default_mock().map_err(|e| e.replace("to check the profile with", "to copy"))?,
     };
-    let driver = match (f.get("--driver"), f.get("--profile")) {
-        (Some(driver), None) => {
-            nvml_mock::driver_lib::write(&out, driver, &mock)?;
+    let mock = match (f.get("--mock"), f.get("--mock-at")) {
+        (Some(_), Some(_)) => return Err(format!("give --mock or --mock-at, not both\n{}", usage())),
+        (_, Some(rel)) => Mock::At(rel),
+        (_, None) => Mock::Copy(&copied),
+    };
+    let driver = match (f.get("--driver"), f.get("--profile"), f.has("--plain")) {
+        (Some(driver), None, false) => {
+            driver_lib::write_to(&out, driver, mock)?;
             driver.to_string()
         }
-        (None, Some(profile)) => nvml_mock::driver_lib::write_for_profile(&out, profile, &mock)?,
-        _ => return Err(format!("give --driver or --profile (one of them)\n{}", usage())),
+        (None, Some(profile), false) => driver_lib::write_for_profile_to(&out, profile, mock)?,
+        (None, None, true) => {
+            driver_lib::write_plain_to(&out, mock)?;
+            return Ok(format!("wrote {}: libnvidia-ml.so.1 exports every function (the plain mock)", out.display()));
+        }
+        _ => return Err(format!("give one of --driver, --profile and --plain\n{}", usage())),
     };
     Ok(format!(
         "wrote {}: libnvidia-ml.so.1 emulates NVIDIA driver {driver} (use: LD_LIBRARY_PATH={} NVML_MOCK_PROFILE=<a profile of driver {driver}> <client>)",
         out.display(),
         out.display()
     ))
+}
+
+/// `nvml-mock profiles [PROFILE...]`: each profile's name, driver and number of GPUs.
+fn profiles(args: &[String]) -> Result<String, String> {
+    if let Some(flag) = args.iter().find(|a| a.starts_with('-')) {
+        return Err(format!("unexpected argument `{flag}`\n{}", usage()));
+    }
+    let names: Vec<String> = if args.is_empty() {
+        nvml_mock::driver_lib::builtin_profiles().map(str::to_string).collect()
+    } else {
+        args.to_vec()
+    };
+    let mut lines = Vec::new();
+    for name in &names {
+        let (driver, gpus) = nvml_mock::driver_lib::profile_summary(name)?;
+        lines.push(format!("{name}\t{}\t{gpus}", driver.as_deref().unwrap_or("-")));
+    }
+    Ok(lines.join("\n"))
 }

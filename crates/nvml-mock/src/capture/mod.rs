@@ -96,27 +96,11 @@ pub fn capture(opts: &Options) -> Result<Captured, String> {
     if !opts.no_verify {
         let mock = match &opts.mock {
             Some(m) => m.clone(),
-            None => default_mock()?,
+            None => crate::driver_lib::default_mock()?,
         };
         report.extend(verify(&recording, &mut profile, &mock)?);
     }
     Ok(Captured { yaml: draft::write(&profile), report })
-}
-
-/// The mock next to this program, where cargo builds both.
-fn default_mock() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("the path of this program: {e}"))?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    [dir.join(crate::driver_lib::MOCK_FILE), dir.join("deps").join(crate::driver_lib::MOCK_FILE)]
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "no {} next to {} to check the profile with: pass --mock PATH, or --no-verify",
-                crate::driver_lib::MOCK_FILE,
-                exe.display()
-            )
-        })
 }
 
 /// How many times the check may add recorded answers before it gives up.

@@ -559,11 +559,12 @@ pub fn write_report(dir: &Path, outcome: &Outcome) -> Result<()> {
     write(&dir.join("body.md"), &body)
 }
 
-/// `cargo xtask release --publish [--dry-run] [--tag TAG]`: publishes the three packages, in
-/// dependency order, from a clean git work tree whose versions each have their changelog
-/// entry; with `tag`, the tag must be `v` and nvmlkit's version. `--dry-run` runs `cargo
-/// publish --dry-run`. Asks nothing: cargo reads the registry token from the environment.
-pub fn publish(root: &Path, dry_run: bool, tag: Option<&str>) -> Result<()> {
+/// `cargo xtask release --publish [--dry-run] [--tag TAG] [--dist DIR]`: publishes the three
+/// packages, in dependency order, from a clean git work tree whose versions each have their
+/// changelog entry; with `tag`, the tag must be `v` and nvmlkit's version; with `dist`, the
+/// mock's wheel and release archive are written there first. `--dry-run` runs `cargo publish
+/// --dry-run`. Asks nothing: cargo reads the registry token from the environment.
+pub fn publish(root: &Path, dry_run: bool, tag: Option<&str>, dist: Option<&Path>) -> Result<()> {
     let dirty = stage::uncommitted(root)?;
     if !dirty.is_empty() {
         let shown: Vec<&str> = dirty.iter().take(10).map(String::as_str).collect();
@@ -582,6 +583,13 @@ pub fn publish(root: &Path, dry_run: bool, tag: Option<&str>) -> Result<()> {
     }
     let list: Vec<String> = PACKAGES.iter().zip(&released).map(|(p, r)| format!("{} {}", p.name, r.version)).collect();
     println!("publishing {} (nvml.h {header}){}", list.join(", "), if dry_run { ", dry run" } else { "" });
+    // The mock's wheel and archive, of the version being published, before anything is: a
+    // build that fails stops the release here.
+    if let Some(dir) = dist {
+        for path in crate::commands::dist::run(root, dir, true)? {
+            println!("wrote {}", path.display());
+        }
+    }
     forget_extracted(&PACKAGES.iter().zip(&released).map(|(p, r)| (p.name, r.version)).collect::<Vec<_>>());
     let cargo = cargo();
     let mut cmd = Command::new(&cargo);
