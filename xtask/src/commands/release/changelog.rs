@@ -390,9 +390,14 @@ pub fn safe_entry(f: &Facts, b: &Bumped) -> String {
         .iter()
         .filter_map(|(n, (k, _))| new_by_key.get(k).filter(|m| **m != n).map(|m| (k.clone(), m.to_string())))
         .collect();
+    // Whether the header's changes break the API: header-diff's verdict, or a breaking
+    // nvmlkit-sys; the crate's own changes (its `## Unreleased` list) may make the release
+    // breaking without these being so.
+    let sys_major = f.bumped("nvmlkit-sys").is_some_and(|s| s.verdict == Verdict::Major);
+    let header_major = s.semver == "major" || sys_major;
     let mut breaks: Vec<String> = Vec::new();
     for c in &s.types.changed {
-        breaks.push(type_change(f, &c.name, &c.old, &c.new, b.verdict == Verdict::Major));
+        breaks.push(type_change(f, &c.name, &c.old, &c.new, header_major));
     }
     for c in &s.methods.changed {
         let owner = c.name.split_once("::").map_or("", |(t, _)| t);
@@ -428,7 +433,7 @@ pub fn safe_entry(f: &Facts, b: &Bumped) -> String {
     }
     // Changes header-diff does not call breaking (a field added to a `#[non_exhaustive]`
     // struct, say) are listed as changes.
-    let title = if b.verdict == Verdict::Major { "Breaking changes" } else { "Changes" };
+    let title = if header_major { "Breaking changes" } else { "Changes" };
     section(&mut out, title, breaks);
     let deprecated = d
         .deprecations
