@@ -342,3 +342,35 @@ fn driver_table(root: &Path, inputs: &Inputs, model: &Model) -> Result<history::
     diags.finish(inputs.verbose)?;
     Ok(table)
 }
+
+/// The CUDA rules file: the functions the mock's CUDA engine implements by hand, by module of
+/// `crates/nvml-mock/src/cuda/` (the format of `gen-config/mock.yaml`, see [`rules::mock`]).
+pub const CUDA_RULES_FILE: &str = "gen-config/cuda.yaml";
+
+/// The newest vendored `cuda.h` (see [`crate::fetch::cuda`]) through the same stages as
+/// `nvml.h`: fetched with provenance, parsed by libclang into a [`Model`], the rules of
+/// [`CUDA_RULES_FILE`] checked against it, and the mock's CUDA exports emitted
+/// (`crates/nvml-mock/src/generated/cuda/`, see [`emit::cuda`]).
+pub fn generate_cuda(root: &Path, verbose: bool) -> Result<Output> {
+    let model = cuda_model(root, verbose)?;
+    let path = root.join(CUDA_RULES_FILE);
+    let rules = rules::mock::load(&path)?;
+    let mut d = Diagnostics::new("rules");
+    let hand_written = rules::mock::apply(&model, &rules, CUDA_RULES_FILE, &mut d);
+    d.finish(verbose)?;
+    let mut d = Diagnostics::new("emit");
+    let out = emit::cuda::emit(&model, &hand_written, &mut d)?;
+    d.finish(verbose)?;
+    Ok(out)
+}
+
+/// The model of the newest vendored `cuda.h`.
+pub fn cuda_model(root: &Path, verbose: bool) -> Result<Model> {
+    let header = crate::fetch::cuda::resolve(root)?;
+    let args = crate::fetch::cuda::clang_args(root);
+    let (mut model, diags) = crate::clang::parse_header_with(&header.path, header.info, &args)?;
+    diags.finish(verbose)?;
+    // The generated files' banners name the header.
+    model.header.version = format!("cuda.h {}", model.header.version);
+    Ok(model)
+}

@@ -89,9 +89,11 @@
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
 
+mod allocations;
 mod answer;
 mod answers_doc;
 pub mod capture;
+mod cuda;
 mod driver;
 pub mod driver_lib;
 mod engine;
@@ -113,6 +115,7 @@ mod generated {
     pub mod answers;
     pub mod api;
     pub mod capture;
+    pub mod cuda;
     pub mod dispatch;
     pub mod exports;
     pub mod history;
