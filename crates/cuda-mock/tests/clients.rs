@@ -1,0 +1,186 @@
+//! Clients of the CUDA mock: a C program linked with `-lcuda -lnvidia-ml -Wl,-z,now` (the
+//! driver's codes for bad input, `cuGetProcAddress`, contexts, memory seen by NVML in the same
+//! process and, in a session, by another process until the allocating one exits), and NVIDIA's
+//! cuda-bindings against every built-in profile, compared with pynvml
+//! (`tests/cuda_bindings.py`; skipped when it is not installed, unless
+//! `NVML_MOCK_REQUIRE_CUDA_BINDINGS` is set, as CI sets it).
+//!
+//! Each runs in processes of its own, loading the libraries from a directory where they have
+//! the driver's names (`libcuda.so.1`, `libnvidia-ml.so.1`) beside `libnvml_mock.so`, as a user
+//! would put them on `LD_LIBRARY_PATH`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use nvml_mock::testing::{builtin_profiles, have_python_module, CLEARED_ENV};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A directory where the built libraries have the driver's names: `libcuda.so.1` and
+/// `libcuda.so` (this package's library), `libnvidia-ml.so.1` and `libnvidia-ml.so`, and
+/// `libnvml_mock.so` itself, which `libcuda.so.1` filters.
+fn lib_dir(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let deps = exe.parent().expect("the test binary's directory");
+    let find = |file: &str| {
+        [deps.join(file), deps.join("..").join(file)]
+            .into_iter()
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{file} is not built next to {}", deps.display()))
+    };
+    let (cuda, nvml) = (find("libcuda_mock.so"), find("libnvml_mock.so"));
+    let dir = std::env::temp_dir().join(format!("nvmlkit-cuda-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory for the libraries");
+    for (link, target) in [
+        ("libcuda.so.1", &cuda),
+        ("libcuda.so", &cuda),
+        ("libnvml_mock.so", &nvml),
+        ("libnvidia-ml.so.1", &nvml),
+        ("libnvidia-ml.so", &nvml),
+    ] {
+        std::os::unix::fs::symlink(target, dir.join(link)).expect("a link to a library");
+    }
+    dir
+}
+
+fn command(program: &Path, lib: &Path) -> Command {
+    let mut c = Command::new(program);
+    for var in CLEARED_ENV {
+        c.env_remove(var);
+    }
+    c.env_remove("CUDA_VISIBLE_DEVICES").env_remove("CUDA_DEVICE_ORDER").env("LD_LIBRARY_PATH", lib);
+    c
+}
+
+/// The C client, compiled against the vendored `cuda.h` and `nvml.h`.
+fn client(lib: &Path) -> PathBuf {
+    let exe = lib.join("client");
+    let header = |dir: &str| {
+        let base = root().join(dir);
+        let newest = std::fs::read_dir(&base)
+            .expect("the vendored headers")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("provenance.yaml").is_file())
+            .max()
+            .expect("a vendored header");
+        format!("-I{}", newest.display())
+    };
+    let out = Command::new(std::env::var_os("CC").unwrap_or_else(|| "cc".into()))
+        .arg(root().join("crates/cuda-mock/tests/c/client.c"))
+        .args([header("cuda-headers"), header("nvml-headers")])
+        // The deprecated functions (cuDeviceComputeCapability) are the driver's too.
+        .args(["-DCUDA_ENABLE_DEPRECATED", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .args(["-lcuda", "-lnvidia-ml", "-Wl,-z,now"])
+        .output()
+        .expect("the C compiler `cc` ($CC)");
+    assert!(out.status.success(), "the client does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+#[test]
+fn a_c_client_linked_with_lcuda_gets_the_drivers_codes_and_nvml_sees_its_memory() {
+    let lib = lib_dir("check");
+    let exe = client(&lib);
+    let needed = Command::new("readelf").arg("-d").arg(&exe).output();
+    if let Ok(o) = needed {
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("[libcuda.so.1]"), "the client needs libcuda.so.1:\n{text}");
+    }
+    for profile in ["h100", "t4", "a100-r525"] {
+        let out = command(&exe, &lib).arg("check").env("NVML_MOCK_PROFILE", profile).output().expect("the client");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("ok (0 failures)"),
+            "{profile}:\n{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// `(used bytes, [(pid, bytes)])` of GPU 0 that a new process of the session reads in NVML.
+fn report(exe: &Path, lib: &Path, env: &[(&str, &str)]) -> (u64, Vec<(u32, u64)>) {
+    let out = command(exe, lib).arg("report").envs(env.iter().copied()).output().expect("the client");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "report:\n{text}");
+    let mut used = None;
+    let mut procs = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["used", n] => used = n.parse().ok(),
+            ["process", pid, bytes] => procs.push((pid.parse().expect("a pid"), bytes.parse().expect("bytes"))),
+            _ => {}
+        }
+    }
+    (used.expect("the used memory"), procs)
+}
+
+#[test]
+fn a_cuda_allocation_shows_in_another_process_of_the_session_until_its_process_exits() {
+    let lib = lib_dir("session");
+    let exe = client(&lib);
+    let runtime = lib.join("runtime");
+    let runtime_s = runtime.display().to_string();
+    let env = [
+        ("NVML_MOCK_PROFILE", "h100"),
+        ("NVML_MOCK_SESSION", "cuda-memory"),
+        ("NVML_MOCK_RUNTIME_DIR", runtime_s.as_str()),
+    ];
+    let (used0, procs0) = report(&exe, &lib, &env);
+
+    let mut holder = command(&exe, &lib)
+        .args(["hold", "3072"])
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the holding client");
+    let mut line = String::new();
+    BufReader::new(holder.stdout.take().expect("its stdout")).read_line(&mut line).expect("its first line");
+    let pid: u32 =
+        line.strip_prefix("held ").and_then(|p| p.trim().parse().ok()).unwrap_or_else(|| panic!("holder: {line}"));
+
+    let (used1, procs1) = report(&exe, &lib, &env);
+    assert_eq!(used1 - used0, 3072 << 20, "NVML's used memory with the allocation");
+    assert!(procs1.contains(&(pid, 3072 << 20)), "the holder {pid} among {procs1:?}");
+    assert_eq!(procs1.len(), procs0.len() + 1);
+
+    // A process outside the session sees nothing of it.
+    let (used_alone, _) = report(&exe, &lib, &[("NVML_MOCK_PROFILE", "h100")]);
+    assert_eq!(used_alone, used0);
+
+    drop(holder.stdin.take().map(|mut s| s.flush()));
+    assert!(holder.wait().expect("the holder's exit").success());
+    let (used2, procs2) = report(&exe, &lib, &env);
+    assert_eq!((used2, procs2), (used0, procs0), "the memory goes with its process");
+}
+
+#[test]
+fn cuda_bindings_sees_the_gpus_pynvml_sees_on_every_profile() {
+    let require = "NVML_MOCK_REQUIRE_CUDA_BINDINGS";
+    if !have_python_module("cuda.bindings.driver", require, "pip install cuda-bindings")
+        || !have_python_module("pynvml", require, "pip install nvidia-ml-py")
+    {
+        return;
+    }
+    let lib = lib_dir("bindings");
+    let script = root().join("crates/cuda-mock/tests/cuda_bindings.py");
+    for profile in builtin_profiles() {
+        let out = command(Path::new("python3"), &lib)
+            .arg(&script)
+            .arg("check")
+            .env("NVML_MOCK_PROFILE", profile)
+            .output()
+            .expect("python3");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && text.trim_end().ends_with("ok"), "{profile}:\n{text}");
+        eprintln!("{profile}: {} CUDA devices as NVML shows them", text.lines().filter(|l| l.contains(" sm_")).count());
+    }
+}
