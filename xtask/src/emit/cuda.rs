@@ -10,7 +10,6 @@
 //! - `exports.rs`: every function of the header with its exact prototype, each handing its
 //!   call to the CUDA engine's `entry`: a function of `gen-config/cuda.yaml` to its module of
 //!   `crates/nvml-mock/src/cuda/`, any other to `unsupported` (`CUDA_ERROR_NOT_SUPPORTED`);
-//!   and `symbol`, each export's address by name, for `cuGetProcAddress`;
 //! - `crates/cuda-mock/src/generated/symbols.rs`: the same names for `libcuda.so.1`, an ELF
 //!   filter of the mock's library (see [`filter_symbols`]).
 
@@ -265,7 +264,6 @@ fn names(model: &Model) -> TokenStream {
 
 fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStream {
     let mut items = Vec::new();
-    let mut arms = Vec::new();
     for f in model.functions.values() {
         let name = ident(&f.name);
         let params = f.params.iter().map(|p| {
@@ -275,6 +273,10 @@ fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStrea
         let args = f.params.iter().map(|p| ident(&p.name));
         let ret = ret_ty(&f.ret);
         let body = match hand_written.get(&f.name) {
+            Some(module) if f.params.is_empty() => {
+                let m = format_ident!("{}", module);
+                quote!(entry(id::#name, cuda::#m::#name))
+            }
             Some(module) => {
                 let m = format_ident!("{}", module);
                 quote!(entry(id::#name, || cuda::#m::#name(#(#args),*)))
@@ -287,8 +289,6 @@ fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStrea
                 #body
             }
         });
-        let key = &f.name;
-        arms.push(quote!(#key => #name as *mut c_void,));
     }
     quote! {
         use core::ffi::*;
@@ -296,12 +296,5 @@ fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStrea
         use super::names::id;
         use super::super::super::cuda::{self, entry, unsupported};
         #(#items)*
-        /// The address of the export `name`, for `cuGetProcAddress`.
-        pub fn symbol(name: &str) -> Option<*mut c_void> {
-            Some(match name {
-                #(#arms)*
-                _ => return None,
-            })
-        }
     }
 }

@@ -244,3 +244,60 @@ pub fn unmodelled(d: &NvmlDevice) -> Vec<&'static str> {
         .filter(|n| value(n, d, 0) == Lookup::Unmodelled)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device as NVML answers it for an H100, for the tables' tests.
+    fn h100() -> NvmlDevice {
+        // SAFETY: `nvmlPciInfo_t` is plain C data, valid all zero.
+        let mut pci: nvml_sys::nvmlPciInfo_t = unsafe { std::mem::zeroed() };
+        (pci.domain, pci.bus, pci.device, pci.pciDeviceId) = (0, 0x18, 0, 0x2330_10de);
+        NvmlDevice {
+            index: 0,
+            mig: None,
+            handle: 0,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            uuid: "GPU-74106407-f32f-0663-90a7-a1acf7eb04ae".into(),
+            pci,
+            memory: Ok((85_520_809_984, 0)),
+            compute_capability: Ok((9, 0)),
+            cores: Ok(16896),
+            sm_clock: Ok(1980),
+            mem_clock: Ok(2619),
+            bus_width: Ok(5120),
+            ecc: Ok(true),
+            compute_mode: Ok(0),
+            multi_gpu_board: Ok(false),
+            board_id: Ok(6400),
+            multiprocessors: None,
+        }
+    }
+
+    #[test]
+    fn an_h100_has_the_figures_of_its_datasheet() {
+        let t = table(&h100(), 0);
+        let a = |name: &str| {
+            let (v, _) = DEVICE_ATTRIBUTES.iter().find(|(_, n)| *n == name).unwrap();
+            t[*v as usize]
+        };
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"), Some(132));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"), Some(1_980_000));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"), Some(5120));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"), Some(50 << 20));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"), Some(9));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID"), Some(0x18));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"), Some(232_448));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH"), Some(1));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX"), None);
+    }
+
+    #[test]
+    fn the_readme_lists_the_attributes_the_mock_does_not_model() {
+        let readme = include_str!("../../README.md");
+        let listed: Vec<String> = unmodelled(&h100()).iter().map(|n| format!("`{n}`")).collect();
+        let line = format!("Attributes the mock does not model (each answers 0): {}.", listed.join(", "));
+        assert!(readme.replace('\n', " ").contains(&line), "the README should say:\n{line}");
+    }
+}

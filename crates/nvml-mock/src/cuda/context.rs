@@ -7,6 +7,9 @@
 //! context (or releasing a primary context for the last time, or resetting it) frees the
 //! memory allocated in it.
 
+// A handle is the address of a boxed record: `Vec<Box<_>>` keeps them stable by construction.
+#![allow(clippy::vec_box)]
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint};
@@ -74,7 +77,7 @@ impl Contexts {
     /// Ends context `i`, freeing its memory.
     fn end(&mut self, i: usize) {
         self.all[i].alive = false;
-        super::memory::free_context(self.handle(i));
+        super::heap::free_context(self.handle(i));
     }
 }
 

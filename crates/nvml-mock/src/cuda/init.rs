@@ -7,8 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
 
 use super::{code, put, Cu, INIT, NOT_CALLED};
-use crate::generated::cuda::exports::symbol;
-use crate::generated::cuda::names::{RESULTS, VERSIONS};
+use crate::generated::cuda::names::{FUNCTIONS, RESULTS, VERSIONS};
 use crate::generated::cuda::types::*;
 
 /// Serialises the first `cuInit`.
@@ -71,6 +70,35 @@ pub fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult {
 /// The first sentence of the header's words on the code.
 pub fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult {
     error_text(error, pStr, false)
+}
+
+/// This library, as the dynamic linker holds it (found by the address of one of its
+/// functions): `None` where the mock is not a shared library (a test binary).
+fn own_library() -> Option<usize> {
+    static LIB: OnceLock<Option<usize>> = OnceLock::new();
+    *LIB.get_or_init(|| {
+        // SAFETY: `dladdr` reads the address of a function of this library and fills the
+        // zeroed record it is given; `dlopen` with RTLD_NOLOAD only looks up a library already
+        // loaded, by the path `dladdr` returned (NUL-terminated, owned by the dynamic linker).
+        unsafe {
+            let mut info: libc::Dl_info = std::mem::zeroed();
+            if libc::dladdr(own_library as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
+                return None;
+            }
+            let h = libc::dlopen(info.dli_fname, libc::RTLD_NOW | libc::RTLD_NOLOAD);
+            (!h.is_null()).then_some(h as usize)
+        }
+    })
+}
+
+/// The address of this library's export of the `cuda.h` function `name`.
+fn symbol(name: &str) -> Option<*mut c_void> {
+    FUNCTIONS.binary_search(&name).ok()?;
+    let lib = own_library()?;
+    let c = CString::new(name).ok()?;
+    // SAFETY: `lib` is a handle `dlopen` returned (never closed), `c` a NUL-terminated name.
+    let p = unsafe { libc::dlsym(lib as *mut c_void, c.as_ptr()) };
+    (!p.is_null()).then_some(p)
 }
 
 /// The export a client asking for `symbol` gets: the function the header's `#define` maps the

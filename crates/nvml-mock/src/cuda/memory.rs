@@ -5,47 +5,12 @@
 //! moment it is made until it is freed, its context is destroyed, or its process exits; an
 //! allocation larger than what NVML shows free is `CUDA_ERROR_OUT_OF_MEMORY`.
 
-use std::collections::BTreeMap;
 use std::ffi::{c_uint, c_ulong, c_void};
-use std::sync::Mutex;
 
 use super::context::current;
+use super::heap::{lock, Allocation, ALIGN};
 use super::{code, devices, put, Cu};
 use crate::generated::cuda::types::*;
-
-/// A device allocation.
-#[derive(Debug, Clone, Copy)]
-struct Allocation {
-    ctx: usize,
-    /// The NVML index of the GPU.
-    gpu: usize,
-    bytes: u64,
-}
-
-#[derive(Debug)]
-struct Memory {
-    /// By address.
-    device: BTreeMap<u64, Allocation>,
-    /// The next addresses to hand out: above 4 GiB, and below for the legacy 32-bit calls.
-    next: u64,
-    next_low: u64,
-    /// Host allocations by address, with their layouts.
-    host: BTreeMap<usize, std::alloc::Layout>,
-}
-
-static MEMORY: Mutex<Memory> = Mutex::new(Memory {
-    device: BTreeMap::new(),
-    next: 0x7f00_0000_0000,
-    next_low: 0x1000_0000,
-    host: BTreeMap::new(),
-});
-
-/// Device allocations are aligned like the driver's.
-const ALIGN: u64 = 512;
-
-fn lock() -> Cu<std::sync::MutexGuard<'static, Memory>> {
-    MEMORY.lock().map_err(|_| CUDA_ERROR_UNKNOWN)
-}
 
 /// Allocates `bytes` in the current context; `low`: below 4 GiB (the legacy calls).
 fn alloc(bytes: u64, low: bool) -> Cu<u64> {
@@ -80,22 +45,11 @@ fn free(address: u64) -> Cu<()> {
     Ok(())
 }
 
-/// Frees what context `ctx` allocated (it is destroyed).
-pub fn free_context(ctx: CUcontext) {
-    let Ok(mut m) = MEMORY.lock() else { return };
-    let mine: Vec<u64> = m.device.iter().filter(|(_, a)| a.ctx == ctx as usize).map(|(k, _)| *k).collect();
-    let freed: Vec<Allocation> = mine.iter().filter_map(|k| m.device.remove(k)).collect();
-    drop(m);
-    for a in freed {
-        crate::allocations::change(a.gpu, -i128::from(a.bytes));
-    }
-}
-
 pub fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: c_ulong) -> CUresult {
     if dptr.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    code(alloc(bytesize as u64, false).and_then(|a| put(dptr, a as CUdeviceptr)))
+    code(alloc(bytesize, false).and_then(|a| put(dptr, a as CUdeviceptr)))
 }
 
 /// The legacy 32-bit allocation.
@@ -108,7 +62,7 @@ pub fn cuMemAlloc(dptr: *mut CUdeviceptr_v1, bytesize: c_uint) -> CUresult {
 
 /// An address no allocation starts at: `CUDA_ERROR_INVALID_VALUE`.
 pub fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    code(free(dptr as u64))
+    code(free(dptr))
 }
 
 pub fn cuMemFree(dptr: CUdeviceptr_v1) -> CUresult {
@@ -168,7 +122,7 @@ fn host_alloc(pp: *mut *mut c_void, bytes: u64) -> Cu<()> {
 }
 
 pub fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: c_ulong) -> CUresult {
-    code(host_alloc(pp, bytesize as u64))
+    code(host_alloc(pp, bytesize))
 }
 
 pub fn cuMemAllocHost(pp: *mut *mut c_void, bytesize: c_uint) -> CUresult {
@@ -180,7 +134,7 @@ pub fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: c_ulong, Flags: c_uint) ->
     if Flags & !0x7 != 0 {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    code(host_alloc(pp, bytesize as u64))
+    code(host_alloc(pp, bytesize))
 }
 
 /// A pointer no host allocation returned: `CUDA_ERROR_INVALID_VALUE`.

@@ -16,6 +16,7 @@
 pub mod attributes;
 pub mod context;
 pub mod device;
+pub mod heap;
 pub mod init;
 pub mod memory;
 pub mod nvml;
