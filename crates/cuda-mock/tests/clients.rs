@@ -184,3 +184,79 @@ fn cuda_bindings_sees_the_gpus_pynvml_sees_on_every_profile() {
         eprintln!("{profile}: {} CUDA devices as NVML shows them", text.lines().filter(|l| l.contains(" sm_")).count());
     }
 }
+
+/// What a `watch` client prints for one line of its stdin: the lines up to `end`.
+fn look(stdin: &mut impl Write, stdout: &mut impl BufRead) -> Vec<String> {
+    writeln!(stdin, "look").expect("the watcher's stdin");
+    stdin.flush().expect("the watcher's stdin");
+    let mut out = Vec::new();
+    loop {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).expect("the watcher's output") == 0 {
+            panic!("the watcher stopped: {out:?}");
+        }
+        if line.trim() == "end" {
+            return out;
+        }
+        out.push(line.trim().to_string());
+    }
+}
+
+#[test]
+fn ctl_changes_reach_cuda_in_a_running_process() {
+    let lib = lib_dir("ctl");
+    let exe = client(&lib);
+    let runtime = lib.join("runtime");
+    // `ctl` below runs in this process and finds the session by this variable, as the clients do.
+    std::env::set_var("NVML_MOCK_RUNTIME_DIR", &runtime);
+    let runtime_s = runtime.display().to_string();
+    let env = [
+        ("NVML_MOCK_PROFILE", "h100"),
+        ("NVML_MOCK_SESSION", "cuda-ctl"),
+        ("NVML_MOCK_RUNTIME_DIR", runtime_s.as_str()),
+    ];
+    let mut watcher = command(&exe, &lib)
+        .arg("watch")
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the watching client");
+    let mut stdin = watcher.stdin.take().expect("its stdin");
+    let mut stdout = BufReader::new(watcher.stdout.take().expect("its stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("its first line");
+    assert_eq!(first.trim(), "ready");
+    let before = look(&mut stdin, &mut stdout);
+    assert_eq!(before[0], "device 0 name 0 NVIDIA H100 80GB HBM3 attribute 0", "{before:?}");
+    let total: u64 = before[2].split_whitespace().nth(2).and_then(|t| t.parse().ok()).expect("a total");
+
+    // The CUDA devices of this profile are its GPUs in PCI order: device 0 is GPU 0.
+    nvml_mock::testing::ctl("cuda-ctl", &["set", "0", "nvmlDeviceGetName", "NVIDIA H100 renamed"]).expect("ctl set");
+    nvml_mock::testing::ctl("cuda-ctl", &["set", "0", "memory.used", "10737418240"]).expect("ctl set");
+    nvml_mock::testing::ctl("cuda-ctl", &["lost", "1"]).expect("ctl lost");
+    let after = look(&mut stdin, &mut stdout);
+    assert_eq!(after[0], "device 0 name 0 NVIDIA H100 renamed attribute 0", "{after:?}");
+    assert_eq!(after[1], "device 1 name 999 - attribute 999", "a lost GPU: {after:?}");
+    let free: u64 = after[2].split_whitespace().nth(1).and_then(|t| t.parse().ok()).expect("free memory");
+    assert!(free <= total - (10 << 30), "CUDA's free memory follows NVML's used memory: {after:?}");
+
+    // `ctl error` of a CUDA function, for one call across the session.
+    let said = nvml_mock::testing::ctl(
+        "cuda-ctl",
+        &["error", "0", "cuDeviceGetAttribute", "CUDA_ERROR_ECC_UNCORRECTABLE", "--times", "1"],
+    );
+    assert_eq!(said.as_deref(), Ok("GPU 0: cuDeviceGetAttribute answers CUDA_ERROR_ECC_UNCORRECTABLE for 1 calls"));
+    let bad = nvml_mock::testing::ctl("cuda-ctl", &["error", "0", "cuDeviceGetAttribute", "NVML_ERROR_UNKNOWN"]);
+    assert!(bad.is_err_and(|e| e.contains("is not a CUDA error code")));
+    let once = look(&mut stdin, &mut stdout);
+    assert_eq!(once[0], "device 0 name 0 NVIDIA H100 renamed attribute 214", "{once:?}");
+    let then = look(&mut stdin, &mut stdout);
+    assert_eq!(then[0], "device 0 name 0 NVIDIA H100 renamed attribute 0", "{then:?}");
+
+    nvml_mock::testing::ctl("cuda-ctl", &["reset"]).expect("ctl reset");
+    let reset = look(&mut stdin, &mut stdout);
+    assert_eq!(reset[..2], before[..2], "as the profile says again: {reset:?}");
+    drop(stdin);
+    assert!(watcher.wait().expect("the watcher's exit").success());
+}

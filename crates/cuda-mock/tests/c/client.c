@@ -4,6 +4,7 @@
  *                  allocated through CUDA seen by NVML in the same process
  *   client hold N  allocates N MiB on device 0, prints "held PID", waits for stdin to close
  *   client report  prints NVML's used memory of GPU 0 and its compute processes
+ *   client watch   prints what CUDA answers of devices 0 and 1 at each line of stdin
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,10 +235,36 @@ static int report(void) {
     return 0;
 }
 
+static int watch(void) {
+    char line[16], name[96];
+    CUcontext ctx;
+    size_t free_, total;
+    int v, dev;
+    if (cuInit(0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS ||
+        cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+        printf("FAIL: cannot start\n");
+        return 1;
+    }
+    printf("ready\n");
+    fflush(stdout);
+    while (fgets(line, sizeof line, stdin)) {
+        for (dev = 0; dev < 2; dev++) {
+            CUresult n = cuDeviceGetName(name, sizeof name, dev);
+            CUresult a = cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);
+            printf("device %d name %d %s attribute %d\n", dev, (int)n, n == CUDA_SUCCESS ? name : "-", (int)a);
+        }
+        if (cuMemGetInfo(&free_, &total) == CUDA_SUCCESS) printf("memory %zu %zu\n", free_, total);
+        printf("end\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return check();
     if (argc >= 3 && strcmp(argv[1], "hold") == 0) return hold(strtoull(argv[2], 0, 10));
     if (argc >= 2 && strcmp(argv[1], "report") == 0) return report();
+    if (argc >= 2 && strcmp(argv[1], "watch") == 0) return watch();
     fprintf(stderr, "usage: client check | hold MIB | report\n");
     return 2;
 }

@@ -85,9 +85,18 @@ impl Contexts {
 pub fn current() -> Cu<(CUcontext, usize)> {
     super::initialized()?;
     let ctx = STACK.with(|s| s.borrow().last().copied()).ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
-    let c = lock()?;
-    let i = c.find(ctx)?;
-    Ok((ctx, c.all[i].device))
+    let device = {
+        let c = lock()?;
+        let i = c.find(ctx)?;
+        c.all[i].device
+    };
+    // A call on the context's device: a lost GPU, or an error `ctl error` gave the function.
+    let d = super::devices()?;
+    match d.list.get(device) {
+        Some(dev) if dev.lost => Err(super::LOST),
+        Some(dev) => super::ctl_error(dev).map(|()| (ctx, device)),
+        None => Err(CUDA_ERROR_INVALID_CONTEXT),
+    }
 }
 
 /// The device (CUDA ordinal) of a context handle.

@@ -22,11 +22,12 @@ pub mod memory;
 pub mod nvml;
 pub mod visible;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::engine::resolve::CtlError;
 use crate::generated::cuda::names::FUNCTIONS;
 use crate::generated::cuda::types::*;
 use nvml::NvmlDevice;
@@ -43,6 +44,8 @@ pub struct Device {
     pub attributes: Vec<Option<i32>>,
     /// `ctl lost` took its GPU.
     pub lost: bool,
+    /// The errors `ctl error` gave CUDA functions on its GPU, by function id.
+    pub errors: Vec<(usize, CtlError)>,
 }
 
 /// The devices, as of NVML's system `epoch`.
@@ -57,6 +60,8 @@ static DEVICES: RwLock<Option<Arc<Devices>>> = RwLock::new(None);
 thread_local! {
     /// This thread's view of [`DEVICES`]: a call costs a load and a compare, not a lock.
     static VIEW: RefCell<Option<Arc<Devices>>> = const { RefCell::new(None) };
+    /// The function this thread runs (its id), for the errors of `ctl error`.
+    static RUNNING: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
 /// Serialises the taking of the devices.
@@ -69,6 +74,7 @@ pub fn entry(id: usize, f: impl FnOnce() -> CUresult) -> CUresult {
         if crate::engine::ctl::changed() {
             crate::engine::engine().refresh();
         }
+        RUNNING.with(|r| r.set(id));
         f()
     }))
     .unwrap_or_else(|_| {
@@ -136,7 +142,7 @@ fn retake(old: &Devices, epoch: u64) -> Arc<Devices> {
         .list
         .iter()
         .map(|d| match nvml::again(&d.nvml) {
-            Ok(n) => Device { attributes: attributes::table(&n, numa), nvml: n, lost: false },
+            Ok(n) => Device { attributes: attributes::table(&n, numa), errors: ctl_errors(&n), nvml: n, lost: false },
             Err(_) => Device { lost: true, ..d.clone() },
         })
         .collect();
@@ -153,15 +159,41 @@ fn host_numa() -> i32 {
     0
 }
 
+/// The errors `ctl error` gave CUDA functions on the GPU of `n`, by function id.
+fn ctl_errors(n: &NvmlDevice) -> Vec<(usize, CtlError)> {
+    let Some(sys) = crate::engine::engine().system() else { return Vec::new() };
+    let Some(gpu) = sys.devices.get(n.index as usize) else { return Vec::new() };
+    let id = |f: &str| FUNCTIONS.binary_search(&f).ok();
+    gpu.table.cuda_errors.iter().filter_map(|(f, e)| Some((id(f)?, *e))).collect()
+}
+
 /// Device `ordinal`: `CUDA_ERROR_INVALID_DEVICE` for one that is not, an error like the
-/// driver's for a GPU that `ctl lost` took.
+/// driver's for a GPU that `ctl lost` took, or the code `ctl error` gave the running function.
 pub fn device(ordinal: CUdevice) -> Cu<(Arc<Devices>, usize)> {
     let d = devices()?;
     let i = usize::try_from(ordinal).map_err(|_| CUDA_ERROR_INVALID_DEVICE)?;
     match d.list.get(i) {
         None => Err(CUDA_ERROR_INVALID_DEVICE),
         Some(dev) if dev.lost => Err(LOST),
-        Some(_) => Ok((d, i)),
+        Some(dev) => {
+            ctl_error(dev)?;
+            Ok((d, i))
+        }
+    }
+}
+
+/// The code `ctl error` gave the running function on `dev`'s GPU, if it answers one now.
+pub fn ctl_error(dev: &Device) -> Cu<()> {
+    if dev.errors.is_empty() {
+        return Ok(());
+    }
+    let running = RUNNING.with(Cell::get);
+    match dev.errors.iter().find(|(id, _)| *id == running) {
+        Some((_, e)) => match crate::engine::ctl::fires(*e) {
+            Some(code) => Err(code),
+            None => Ok(()),
+        },
+        None => Ok(()),
     }
 }
 
@@ -201,7 +233,7 @@ fn take_devices() -> CUresult {
                 Some(i) => migs[i].clone(),
                 None => g.clone(),
             };
-            Device { attributes: attributes::table(&n, numa), nvml: n, lost: false }
+            Device { attributes: attributes::table(&n, numa), errors: ctl_errors(&n), nvml: n, lost: false }
         })
         .collect();
     if list.is_empty() {
