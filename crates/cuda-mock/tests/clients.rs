@@ -260,3 +260,116 @@ fn ctl_changes_reach_cuda_in_a_running_process() {
     drop(stdin);
     assert!(watcher.wait().expect("the watcher's exit").success());
 }
+
+/// Every `cuda` subtree of a profile's YAML, with its path.
+fn cuda_views(yaml: &str) -> Vec<(String, serde_yaml::Value)> {
+    fn walk(v: &serde_yaml::Value, path: &str, out: &mut Vec<(String, serde_yaml::Value)>) {
+        match v {
+            serde_yaml::Value::Mapping(m) => {
+                for (k, v) in m {
+                    let key = k.as_str().map_or_else(|| format!("{k:?}"), str::to_string);
+                    let here = format!("{path}/{key}");
+                    if key == "cuda" {
+                        out.push((here, v.clone()));
+                    } else {
+                        walk(v, &here, out);
+                    }
+                }
+            }
+            serde_yaml::Value::Sequence(s) => {
+                s.iter().enumerate().for_each(|(i, v)| walk(v, &format!("{path}[{i}]"), out))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&serde_yaml::from_str(yaml).expect("a profile"), "", &mut out);
+    out
+}
+
+/// Child of the round trip: captures the libraries of `lib` (the NVML mock under `NVML_MOCK_PROFILE`)
+/// into `out`.
+fn capture_into(lib: &Path, out: &Path) {
+    let opts = nvml_mock::capture::Options {
+        library: Some(lib.join("libnvidia-ml.so.1")),
+        cuda_library: Some(lib.join("libcuda.so.1")),
+        mock: Some(lib.join("libnvml_mock.so")),
+        name: "captured".to_string(),
+        keep_ids: true,
+        no_verify: true,
+        no_probes: true,
+        ..Default::default()
+    };
+    let captured = nvml_mock::capture::capture(&opts).unwrap_or_else(|e| panic!("capture: {e}"));
+    assert!(captured.report.iter().any(|l| l.starts_with("recorded the CUDA view")), "{:?}", captured.report);
+    std::fs::write(out, captured.yaml).expect("the captured profile");
+}
+
+#[test]
+fn a_capture_records_the_cuda_view_and_the_replay_answers_it_exactly() {
+    const OUT: &str = "NVMLKIT_CUDA_CAPTURE_OUT";
+    const LIB: &str = "NVMLKIT_CUDA_CAPTURE_LIB";
+    if std::env::var_os(nvml_mock::testing::CHILD_ENV).is_some() {
+        let (lib, out) = (std::env::var_os(LIB).expect("the libraries"), std::env::var_os(OUT).expect("the output"));
+        capture_into(Path::new(&lib), Path::new(&out));
+        return;
+    }
+    let lib = lib_dir("capture");
+    let run = |profile: &Path, out: &Path| {
+        let exe = std::env::current_exe().expect("this test binary");
+        let status = command(&exe, &lib)
+            .args(["--exact", "a_capture_records_the_cuda_view_and_the_replay_answers_it_exactly", "--nocapture"])
+            .env(nvml_mock::testing::CHILD_ENV, "1")
+            .env("NVML_MOCK_PROFILE", profile)
+            .env(LIB, &lib)
+            .env(OUT, out)
+            .status()
+            .expect("the capturing child");
+        assert!(status.success(), "the capture of {} failed", profile.display());
+        std::fs::read_to_string(out).expect("the captured profile")
+    };
+    // The machine: the mock's h100. Its recorded L2 size is then changed, so that the replay is
+    // seen to answer the recording rather than derive the figure again.
+    let first = run(Path::new("h100"), &lib.join("first.yaml"));
+    let l2 = "L2_CACHE_SIZE: 52428800";
+    assert!(first.contains(l2), "the capture holds the attributes:\n{}", &first[..first.len().min(3000)]);
+    let edited = first.replace(l2, "L2_CACHE_SIZE: 12345");
+    let profile = lib.join("edited.yaml");
+    std::fs::write(&profile, &edited).expect("the edited profile");
+    let second = run(&profile, &lib.join("second.yaml"));
+    let (recorded, replayed) = (cuda_views(&edited), cuda_views(&second));
+    assert!(!recorded.is_empty());
+    let count = |v: &[(String, serde_yaml::Value)]| {
+        v.iter().filter_map(|(_, v)| v.get("attributes")?.as_mapping().map(|m| m.len())).max().unwrap_or(0)
+    };
+    assert!(count(&recorded) > 150, "every attribute is recorded: {}", count(&recorded));
+    let differ: Vec<String> = recorded
+        .iter()
+        .zip(&replayed)
+        .flat_map(|((p, a), (q, b))| {
+            let keys = |v: &serde_yaml::Value| {
+                v.as_mapping().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default()
+            };
+            let mut out: Vec<String> = keys(a)
+                .into_iter()
+                .filter(|k| a.get(k) != b.get(k) && k.as_str() != Some("attributes"))
+                .map(|k| format!("{p} {k:?}: {:?} / {q}: {:?}", a.get(&k), b.get(&k)))
+                .collect();
+            if let (Some(x), Some(y)) =
+                (a.get("attributes").and_then(|v| v.as_mapping()), b.get("attributes").and_then(|v| v.as_mapping()))
+            {
+                out.extend(
+                    x.iter()
+                        .filter(|(k, v)| y.get(*k) != Some(*v))
+                        .map(|(k, v)| format!("{p} {k:?}: {v:?} / {:?}", y.get(k))),
+                );
+            }
+            out
+        })
+        .collect();
+    assert!(
+        differ.is_empty() && recorded.len() == replayed.len(),
+        "the replay's CUDA view differs from the recording:\n{}",
+        differ.join("\n")
+    );
+}

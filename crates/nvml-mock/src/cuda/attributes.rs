@@ -14,6 +14,7 @@
 
 use super::nvml::NvmlDevice;
 use crate::generated::cuda::names::DEVICE_ATTRIBUTES;
+use crate::generated::cuda::types::CUDA_ERROR_INVALID_VALUE;
 
 /// The architecture's figures the CUDA programming guide gives per compute capability.
 #[derive(Debug, Clone, Copy)]
@@ -76,18 +77,18 @@ pub fn multiprocessors(d: &NvmlDevice) -> u32 {
     d.multiprocessors.unwrap_or_else(|| d.cores.map(|c| c / arch(cc).cores_per_sm.max(1)).unwrap_or(0))
 }
 
-/// The value of every attribute, indexed by its `CUdevice_attribute` number (`None`: not an
-/// attribute, such as `CU_DEVICE_ATTRIBUTE_MAX`).
-pub fn table(d: &NvmlDevice, host_numa: i32) -> Vec<Option<i32>> {
+/// The answer of every attribute, indexed by its `CUdevice_attribute` number
+/// (`CUDA_ERROR_INVALID_VALUE`: not an attribute, such as `CU_DEVICE_ATTRIBUTE_MAX`).
+pub fn table(d: &NvmlDevice, host_numa: i32) -> Vec<Result<i32, u32>> {
     let max = DEVICE_ATTRIBUTES.iter().map(|(v, _)| *v).max().unwrap_or(0).max(0) as usize;
-    let mut out = vec![None; max + 1];
+    let mut out = vec![Err(CUDA_ERROR_INVALID_VALUE); max + 1];
     for (v, name) in DEVICE_ATTRIBUTES {
         let Some(short) = name.strip_prefix("CU_DEVICE_ATTRIBUTE_") else { continue };
         let Ok(i) = usize::try_from(*v) else { continue };
         out[i] = match value(short, d, host_numa) {
-            Lookup::Value(v) => Some(v),
-            Lookup::Unmodelled => Some(0),
-            Lookup::NotAttribute => None,
+            Lookup::Value(v) => Ok(v),
+            Lookup::Unmodelled => Ok(0),
+            Lookup::NotAttribute => Err(CUDA_ERROR_INVALID_VALUE),
         };
     }
     out
@@ -282,15 +283,15 @@ mod tests {
             let (v, _) = DEVICE_ATTRIBUTES.iter().find(|(_, n)| *n == name).unwrap();
             t[*v as usize]
         };
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"), Some(132));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"), Some(1_980_000));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"), Some(5120));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"), Some(50 << 20));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"), Some(9));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID"), Some(0x18));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"), Some(232_448));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH"), Some(1));
-        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX"), None);
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"), Ok(132));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"), Ok(1_980_000));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"), Ok(5120));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"), Ok(50 << 20));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"), Ok(9));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_PCI_BUS_ID"), Ok(0x18));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"), Ok(232_448));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH"), Ok(1));
+        assert_eq!(a("CU_DEVICE_ATTRIBUTE_MAX"), Err(CUDA_ERROR_INVALID_VALUE));
     }
 
     #[test]

@@ -128,8 +128,8 @@ pub fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUde
 /// An attribute of device `dev`; `CUDA_ERROR_INVALID_VALUE` for a number that is not one.
 fn attribute(attrib: c_int, dev: CUdevice) -> Cu<c_int> {
     let (d, i) = device(dev)?;
-    let slot = usize::try_from(attrib).ok().and_then(|a| d.list[i].attributes.get(a).copied().flatten());
-    slot.ok_or(CUDA_ERROR_INVALID_VALUE)
+    let slot = usize::try_from(attrib).ok().and_then(|a| d.list[i].attributes.get(a).copied());
+    slot.unwrap_or(Err(CUDA_ERROR_INVALID_VALUE))
 }
 
 pub fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {

@@ -40,8 +40,9 @@ const NOT_CALLED: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub struct Device {
     pub nvml: NvmlDevice,
-    /// Every attribute by its number ([`attributes::table`]).
-    pub attributes: Vec<Option<i32>>,
+    /// Every attribute's answer by its number ([`attributes::table`], then what the profile
+    /// recorded).
+    pub attributes: Vec<Result<i32, CUresult>>,
     /// `ctl lost` took its GPU.
     pub lost: bool,
     /// The errors `ctl error` gave CUDA functions on its GPU, by function id.
@@ -142,7 +143,7 @@ fn retake(old: &Devices, epoch: u64) -> Arc<Devices> {
         .list
         .iter()
         .map(|d| match nvml::again(&d.nvml) {
-            Ok(n) => Device { attributes: attributes::table(&n, numa), errors: ctl_errors(&n), nvml: n, lost: false },
+            Ok(n) => make(n, numa),
             Err(_) => Device { lost: true, ..d.clone() },
         })
         .collect();
@@ -157,6 +158,50 @@ fn retake(old: &Devices, epoch: u64) -> Arc<Devices> {
 /// 0, as on a machine of one node.
 fn host_numa() -> i32 {
     0
+}
+
+/// The CUDA device of what NVML answers of `n`, with what the profile recorded of the GPU's
+/// CUDA view (a capture's `cuda.*`: name, total memory, attributes) answered before what the
+/// engine derives.
+fn make(mut n: NvmlDevice, host_numa: i32) -> Device {
+    let mut attributes = attributes::table(&n, host_numa);
+    let sys = crate::engine::engine().system();
+    // A capture records a GPU in MIG mode by the one MIG device CUDA shows of it, its first.
+    let spec = sys.as_ref().filter(|_| n.mig.unwrap_or(0) == 0).and_then(|s| s.devices.get(n.index as usize));
+    let spec = spec.map(|d| d.spec.clone());
+    if let Some(spec) = spec {
+        if let Some(name) = spec.str("cuda.name") {
+            n.name = name.to_string();
+        }
+        if let (Some(total), Ok((_, used))) = (spec.u64("cuda.total_memory"), n.memory) {
+            n.memory = Ok((total, used));
+        }
+        let recorded = spec.value("cuda.attributes").and_then(|v| v.as_mapping());
+        for (k, v) in recorded.into_iter().flatten() {
+            let Some(name) = k.as_str() else { continue };
+            let full = format!("CU_DEVICE_ATTRIBUTE_{name}");
+            let Some((number, _)) = crate::generated::cuda::names::DEVICE_ATTRIBUTES.iter().find(|(_, n)| *n == full)
+            else {
+                continue;
+            };
+            let answer = match (v.as_i64(), v.as_str()) {
+                (Some(x), _) => Ok(x as i32),
+                (None, Some(code)) => Err(code_of(code)),
+                _ => continue,
+            };
+            if let Some(slot) = usize::try_from(*number).ok().and_then(|i| attributes.get_mut(i)) {
+                *slot = answer;
+            }
+        }
+    }
+    let errors = ctl_errors(&n);
+    Device { attributes, errors, nvml: n, lost: false }
+}
+
+/// The `CUresult` of a name (`CUDA_ERROR_INVALID_VALUE`), or `CUDA_ERROR_UNKNOWN`.
+fn code_of(name: &str) -> CUresult {
+    let results = crate::generated::cuda::names::RESULTS;
+    results.iter().find(|(_, n, _)| *n == name).map_or(CUDA_ERROR_UNKNOWN, |(c, _, _)| *c)
 }
 
 /// The errors `ctl error` gave CUDA functions on the GPU of `n`, by function id.
@@ -233,7 +278,7 @@ fn take_devices() -> CUresult {
                 Some(i) => migs[i].clone(),
                 None => g.clone(),
             };
-            Device { attributes: attributes::table(&n, numa), errors: ctl_errors(&n), nvml: n, lost: false }
+            make(n, numa)
         })
         .collect();
     if list.is_empty() {
