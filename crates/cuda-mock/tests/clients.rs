@@ -373,3 +373,27 @@ fn a_capture_records_the_cuda_view_and_the_replay_answers_it_exactly() {
         differ.join("\n")
     );
 }
+
+#[test]
+fn the_library_of_a_driver_has_its_libcuda_and_refuses_another_drivers_profile() {
+    let lib = lib_dir("driver");
+    let exe = client(&lib);
+    let driver = nvml_mock::testing::driver_lib_dir(&lib, "a100-r525").expect("the library of driver 525");
+    assert!(driver.join("libcuda.so.1").is_file(), "mock-lib writes libcuda.so.1 beside libnvidia-ml.so.1");
+    let out = command(&exe, &driver).arg("check").env("NVML_MOCK_PROFILE", "a100-r525").output().expect("the client");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("ok (0 failures)"),
+        "driver 525:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A profile of another driver: the library and the kernel module differ.
+    let out = command(&exe, &driver).arg("init").env("NVML_MOCK_PROFILE", "h100").output().expect("the client");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.trim(),
+        "cuInit 803",
+        "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -5,6 +5,7 @@
  *   client hold N  allocates N MiB on device 0, prints "held PID", waits for stdin to close
  *   client report  prints NVML's used memory of GPU 0 and its compute processes
  *   client watch   prints what CUDA answers of devices 0 and 1 at each line of stdin
+ *   client init    prints the code of cuInit(0)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,14 @@ static int check(void) {
     EXPECT(cuGetErrorName(CUDA_SUCCESS, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuInit(1), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuInit(0), CUDA_SUCCESS);
+    {
+        /* The driver's CUDA version, as NVML tells it. */
+        int nvml_version = 0;
+        CHECK(nvmlInit_v2() == NVML_SUCCESS);
+        CHECK(nvmlSystemGetCudaDriverVersion(&nvml_version) == NVML_SUCCESS);
+        nvmlShutdown();
+        CHECK(version == nvml_version);
+    }
 
     /* cuGetProcAddress: versions as the header maps them, and per-thread default streams. */
     EXPECT(cuGetProcAddress_v2("cuMemAlloc", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
@@ -265,6 +274,10 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "hold") == 0) return hold(strtoull(argv[2], 0, 10));
     if (argc >= 2 && strcmp(argv[1], "report") == 0) return report();
     if (argc >= 2 && strcmp(argv[1], "watch") == 0) return watch();
+    if (argc >= 2 && strcmp(argv[1], "init") == 0) {
+        printf("cuInit %d\n", (int)cuInit(0));
+        return 0;
+    }
     fprintf(stderr, "usage: client check | hold MIB | report\n");
     return 2;
 }

@@ -247,8 +247,11 @@ pub const LOST: CUresult = CUDA_ERROR_UNKNOWN;
 
 /// Takes the devices at `cuInit`; the code it answers.
 fn take_devices() -> CUresult {
-    if nvml::init() != nvml_sys::NVML_SUCCESS {
-        return CUDA_ERROR_NO_DEVICE;
+    match nvml::init() {
+        nvml_sys::NVML_SUCCESS => {}
+        // The library emulates another driver than the profile runs (`cargo xtask mock-lib`).
+        nvml_sys::NVML_ERROR_LIB_RM_VERSION_MISMATCH => return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+        _ => return CUDA_ERROR_NO_DEVICE,
     }
     let found = match nvml::devices() {
         Ok(f) => f,
