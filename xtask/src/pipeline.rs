@@ -311,8 +311,15 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
         check_manual(root, &p.bindings).finish(inputs.verbose)?;
         let table = driver_table(root, inputs, &p.bindings.model)?;
         let mut d = Diagnostics::new("emit");
-        let out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
+        let mut out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
         d.finish(inputs.verbose)?;
+        // The mock's CUDA side comes from the vendored cuda.h, whatever nvml.h was asked for;
+        // other rules than the workspace's (a test's fixtures) have none.
+        if inputs.rules.is_none() {
+            let cuda = generate_cuda(root, inputs.verbose)?;
+            out.dirs.extend(cuda.dirs);
+            out.files.extend(cuda.files);
+        }
         Ok(out)
     })
 }

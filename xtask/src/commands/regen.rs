@@ -16,14 +16,7 @@ use crate::pipeline::{self, Inputs};
 /// `cargo xtask regen`: generates every file and writes it under `target` (the workspace, or
 /// `--out-root`), or with `check` compares instead; `Ok(false)` when `check` finds problems.
 pub fn run(root: &Path, inputs: &Inputs, check: bool, target: &Path) -> Result<bool> {
-    let mut out = pipeline::generate(root, inputs)?;
-    // The mock's CUDA exports come from the vendored cuda.h, whatever nvml.h and rules were
-    // asked for (a test's fixture rules have no CUDA side).
-    if inputs.rules.is_none() {
-        let cuda = pipeline::generate_cuda(root, inputs.verbose)?;
-        out.dirs.extend(cuda.dirs);
-        out.files.extend(cuda.files);
-    }
+    let out = pipeline::generate(root, inputs)?;
     if check {
         let problems = self::check(target, &out)?;
         if problems.is_empty() {

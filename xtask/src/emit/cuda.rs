@@ -7,7 +7,8 @@
 //! - `names.rs`: the functions (`FUNCTIONS`, and an id per function in `id`), the `CUresult`
 //!   codes with the header's words for each (`RESULTS`), the `CUdevice_attribute` and
 //!   `CUdevice_P2PAttribute` constants, and the header's `#define cuX cuX_vN` (`VERSIONS`);
-//! - `exports.rs`: every function of the header with its exact prototype, each handing its
+//! - `exports/`: every function of the header with its exact prototype (a file per Doxygen
+//!   group), each handing its
 //!   call to the CUDA engine's `entry`: a function of `gen-config/cuda.yaml` to its module of
 //!   `crates/nvml-mock/src/cuda/`, any other to `unsupported` (`CUDA_ERROR_NOT_SUPPORTED`);
 //! - `crates/cuda-mock/src/generated/symbols.rs`: the same names for `libcuda.so.1`, an ELF
@@ -57,8 +58,22 @@ pub fn emit(model: &Model, hand_written: &BTreeMap<String, String>, d: &mut Diag
         names(model),
         "",
     )?;
-    let what = "Every function of cuda.h, with its exact prototype.";
-    out.add_rust_then(model, dir.join("exports.rs"), what, ALLOWS, exports(model, hand_written), "")?;
+    // The exports, a file per Doxygen group of the header (`CUDA_MEM` → `mem.rs`; the legacy
+    // prototypes at its end, in no group, → `ungrouped.rs`).
+    let mut groups: BTreeMap<String, Vec<&crate::model::Function>> = BTreeMap::new();
+    for f in model.functions.values() {
+        let group = model.group_at(f.line).map(|g| g.name.trim_start_matches("CUDA_").to_ascii_lowercase());
+        groups.entry(group.unwrap_or_else(|| "ungrouped".into())).or_default().push(f);
+    }
+    let names: Vec<proc_macro2::Ident> = groups.keys().map(|g| format_ident!("{}", g)).collect();
+    let mods = quote!(#(pub mod #names;)*);
+    let exports = dir.join("exports");
+    out.add_rust_then(model, exports.join("mod.rs"), "The exports of cuda.h, a module per group.", ALLOWS, mods, "")?;
+    for (group, functions) in &groups {
+        let what = format!("Every function of cuda.h's group `{group}`, with its exact prototype.");
+        let code = exports_of(functions, hand_written);
+        out.add_rust_then(model, exports.join(format!("{group}.rs")), &what, ALLOWS, code, "")?;
+    }
     let filter = PathBuf::from(FILTER_DIR);
     out.dirs.push(filter.clone());
     let what = "The symbols of libcuda.so.1, a filter of libnvml_mock.so.";
@@ -262,9 +277,9 @@ fn names(model: &Model) -> TokenStream {
     }
 }
 
-fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStream {
+fn exports_of(functions: &[&crate::model::Function], hand_written: &BTreeMap<String, String>) -> TokenStream {
     let mut items = Vec::new();
-    for f in model.functions.values() {
+    for f in functions {
         let name = ident(&f.name);
         let params = f.params.iter().map(|p| {
             let (n, t) = (ident(&p.name), c_ty(&p.ty));
@@ -292,9 +307,9 @@ fn exports(model: &Model, hand_written: &BTreeMap<String, String>) -> TokenStrea
     }
     quote! {
         use core::ffi::*;
-        use super::types::*;
-        use super::names::id;
-        use super::super::super::cuda::{self, entry, unsupported};
+        use super::super::types::*;
+        use super::super::names::id;
+        use super::super::super::super::cuda::{self, entry, unsupported};
         #(#items)*
     }
 }

@@ -75,6 +75,8 @@ static int check(void) {
 
     /* Before cuInit. */
     EXPECT(cuDeviceGetCount(&count), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuCtxGetCurrent(&cur), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuModuleLoad(NULL, "x.cubin"), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuDriverGetVersion(&version), CUDA_SUCCESS);
     CHECK(version >= 11000);
     EXPECT(cuDriverGetVersion(NULL), CUDA_ERROR_INVALID_VALUE);

@@ -1,5 +1,5 @@
 //! The CUDA driver API (`libcuda.so.1`) of the mock: every function of `cuda.h` is exported
-//! (`generated/cuda/exports.rs`); those of `gen-config/cuda.yaml` behave, one module each
+//! (`generated/cuda/exports/`); those of `gen-config/cuda.yaml` behave, one module each
 //! here, and every other one answers `CUDA_ERROR_NOT_SUPPORTED` (`NVML_MOCK_STRICT` names
 //! each on stderr).
 //!
@@ -84,9 +84,13 @@ pub fn entry(id: usize, f: impl FnOnce() -> CUresult) -> CUresult {
     })
 }
 
-/// A function without behaviour: `CUDA_ERROR_NOT_SUPPORTED`, named on stderr under
-/// `NVML_MOCK_STRICT`.
+/// A function without behaviour: `CUDA_ERROR_NOT_SUPPORTED` (before `cuInit`,
+/// `CUDA_ERROR_NOT_INITIALIZED`, as every function but a few answers then), named on stderr
+/// under `NVML_MOCK_STRICT`.
 pub fn unsupported(id: usize) -> CUresult {
+    if let Err(code) = initialized() {
+        return code;
+    }
     if std::env::var("NVML_MOCK_STRICT").is_ok_and(|v| !v.is_empty() && v != "0") {
         let name = FUNCTIONS.get(id).unwrap_or(&"?");
         eprintln!("nvml-mock (strict): {name}: no behaviour in the CUDA mock; answering CUDA_ERROR_NOT_SUPPORTED");
