@@ -314,11 +314,17 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
         let mut out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
         d.finish(inputs.verbose)?;
         // The mock's CUDA side comes from the vendored cuda.h, whatever nvml.h was asked for;
-        // other rules than the workspace's (a test's fixtures) have none.
-        if inputs.rules.is_none() {
+        // other rules than the workspace's (a test's fixtures), or a workspace without
+        // `cuda-headers/` (a test's scratch workspace), have none.
+        let vendored = crate::fetch::cuda::dir(root).is_dir();
+        if inputs.rules.is_none() && vendored {
             let cuda = generate_cuda(root, inputs.verbose)?;
             out.dirs.extend(cuda.dirs);
             out.files.extend(cuda.files);
+        } else if inputs.rules.is_none() {
+            let mut d = Diagnostics::new("emit");
+            d.note(root.display().to_string(), "no cuda-headers/: the mock's CUDA side is not generated");
+            d.finish(inputs.verbose)?;
         }
         Ok(out)
     })

@@ -20,8 +20,11 @@ pub fn memory(d: DeviceRef) -> Result<(u64, u64, u64), nvmlReturn_t> {
         DeviceRef::Gpu(d) => {
             let total = need(d.spec.u64("memory.total"))?;
             let reserved = d.spec.u64("memory.reserved").unwrap_or(0);
-            let used = need(d.spec.u64("memory.used"))? + crate::allocations::used_on(d.index);
-            Ok((total, reserved, used.min(total.saturating_sub(reserved))))
+            let used = need(d.spec.u64("memory.used"))?;
+            match crate::allocations::used_on(d.index) {
+                0 => Ok((total, reserved, used)),
+                cuda => Ok((total, reserved, (used + cuda).min(total.saturating_sub(reserved)))),
+            }
         }
         DeviceRef::Mig { parent, gi, .. } => mig_memory(parent, gi),
     }
