@@ -305,11 +305,23 @@ fn exports_of(functions: &[&crate::model::Function], hand_written: &BTreeMap<Str
             }
         });
     }
+    let by_hand = functions.iter().any(|f| hand_written.contains_key(&f.name));
+    let unhandled = functions.iter().any(|f| !hand_written.contains_key(&f.name));
+    let mut engine = vec![quote!(entry)];
+    if by_hand {
+        engine.insert(0, quote!(self));
+    }
+    if unhandled {
+        engine.push(quote!(unsupported));
+    }
     quote! {
+        // A group's prototypes name some of the C scalars and of the header's types.
+        #[allow(unused_imports)]
         use core::ffi::*;
+        #[allow(unused_imports)]
         use super::super::types::*;
         use super::super::names::id;
-        use super::super::super::super::cuda::{self, entry, unsupported};
+        use super::super::super::super::cuda::{#(#engine),*};
         #(#items)*
     }
 }

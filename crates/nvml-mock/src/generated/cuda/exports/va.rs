@@ -57,10 +57,12 @@
 #![allow(clippy::too_many_arguments)]
 // A function without behaviour takes every C parameter and answers without them.
 #![allow(unused_variables)]
+#[allow(unused_imports)]
 use core::ffi::*;
+#[allow(unused_imports)]
 use super::super::types::*;
 use super::super::names::id;
-use super::super::super::super::cuda::{self, entry, unsupported};
+use super::super::super::super::cuda::{entry, unsupported};
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: c_ulong) -> CUresult {
     entry(id::cuMemAddressFree, || unsupported(id::cuMemAddressFree))
