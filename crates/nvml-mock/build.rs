@@ -3,7 +3,7 @@
 
 fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnvidia-ml.so.1");
+        println!("cargo:rustc-link-arg-cdylib=-Wl,-soname,libnvidia-ml.so.1");
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

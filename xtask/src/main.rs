@@ -171,6 +171,12 @@ enum Command {
         #[arg(long, value_name = "DIR", hide = true)]
         find_links: Option<PathBuf>,
     },
+    /// Fetches cuda.h of nvidia-cuda-runtime VERSION with pip and vendors it under
+    /// cuda-headers/ (the mock's CUDA exports are generated from the newest; then `regen`).
+    UpdateCudaHeader {
+        /// A published version of nvidia-cuda-runtime, e.g. 13.5.37.
+        version: String,
+    },
     /// Makes a release of the newest header (or VERSION) in a staging copy: update-header,
     /// the header-diff against the last release's header, history and regen, each package's
     /// next version and changelog entry, the tests, cargo package and cargo publish --dry-run;
@@ -290,6 +296,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::History { check } => commands::history::run(&root, check, &Pip::default())?,
+        Command::UpdateCudaHeader { version } => {
+            let dir = xtask::fetch::cuda::vendor(&root, &version, &Pip::default())?;
+            println!("vendored {}; now run `cargo xtask regen`", dir.display());
+            true
+        }
         Command::UpdateHeader { version, latest, root: dir, find_links } => {
             let wanted = match (version, latest) {
                 (Some(v), false) => Wanted::Version(v),

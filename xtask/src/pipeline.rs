@@ -311,8 +311,21 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
         check_manual(root, &p.bindings).finish(inputs.verbose)?;
         let table = driver_table(root, inputs, &p.bindings.model)?;
         let mut d = Diagnostics::new("emit");
-        let out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
+        let mut out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
         d.finish(inputs.verbose)?;
+        // The mock's CUDA side comes from the vendored cuda.h, whatever nvml.h was asked for;
+        // other rules than the workspace's (a test's fixtures), or a workspace without
+        // `cuda-headers/` (a test's scratch workspace), have none.
+        let vendored = crate::fetch::cuda::dir(root).is_dir();
+        if inputs.rules.is_none() && vendored {
+            let cuda = generate_cuda(root, inputs.verbose)?;
+            out.dirs.extend(cuda.dirs);
+            out.files.extend(cuda.files);
+        } else if inputs.rules.is_none() {
+            let mut d = Diagnostics::new("emit");
+            d.note(root.display().to_string(), "no cuda-headers/: the mock's CUDA side is not generated");
+            d.finish(inputs.verbose)?;
+        }
         Ok(out)
     })
 }
@@ -341,4 +354,36 @@ fn driver_table(root: &Path, inputs: &Inputs, model: &Model) -> Result<history::
     let (table, diags) = history::for_regen(&file, &shown, model);
     diags.finish(inputs.verbose)?;
     Ok(table)
+}
+
+/// The CUDA rules file: the functions the mock's CUDA engine implements by hand, by module of
+/// `crates/nvml-mock/src/cuda/` (the format of `gen-config/mock.yaml`, see [`rules::mock`]).
+pub const CUDA_RULES_FILE: &str = "gen-config/cuda.yaml";
+
+/// The newest vendored `cuda.h` (see [`crate::fetch::cuda`]) through the same stages as
+/// `nvml.h`: fetched with provenance, parsed by libclang into a [`Model`], the rules of
+/// [`CUDA_RULES_FILE`] checked against it, and the mock's CUDA exports emitted
+/// (`crates/nvml-mock/src/generated/cuda/`, see [`emit::cuda`]).
+pub fn generate_cuda(root: &Path, verbose: bool) -> Result<Output> {
+    let model = cuda_model(root, verbose)?;
+    let path = root.join(CUDA_RULES_FILE);
+    let rules = rules::mock::load(&path)?;
+    let mut d = Diagnostics::new("rules");
+    let hand_written = rules::mock::apply(&model, &rules, CUDA_RULES_FILE, &mut d);
+    d.finish(verbose)?;
+    let mut d = Diagnostics::new("emit");
+    let out = emit::cuda::emit(&model, &hand_written, &mut d)?;
+    d.finish(verbose)?;
+    Ok(out)
+}
+
+/// The model of the newest vendored `cuda.h`.
+pub fn cuda_model(root: &Path, verbose: bool) -> Result<Model> {
+    let header = crate::fetch::cuda::resolve(root)?;
+    let args = crate::fetch::cuda::clang_args(root);
+    let (mut model, diags) = crate::clang::parse_header_with(&header.path, header.info, &args)?;
+    diags.finish(verbose)?;
+    // The generated files' banners name the header.
+    model.header.version = format!("cuda.h {}", model.header.version);
+    Ok(model)
 }

@@ -2,8 +2,9 @@
 //! library whose functions return at once (the cost of any call into a shared library), the
 //! 8-GPU `h100` profile's `nvmlInit` + `nvmlShutdown`, a client session of a thousand
 //! calls (init, enumerate, read, shutdown), the first `nvmlInit` of a process for every
-//! built-in profile (each in a process of its own), and an `nvml-mock ctl set` on the `h100`
-//! while client processes poll every GPU. Run with
+//! built-in profile (each in a process of its own), an `nvml-mock ctl set` on the `h100`
+//! while client processes poll every GPU, and the CUDA mock's `cuDeviceGetAttribute` (the
+//! NVML getters' budget, 100 ns, is its target). Run with
 //! `cargo build --release -p nvmlkit-mock && cargo run --release -p nvmlkit-mock --example mock_bench`
 //! (the first builds the `nvml-mock` program the `ctl` figure runs).
 //!
@@ -182,6 +183,48 @@ fn ctl_latency(exe: &Path, program: &Path, runs: usize) -> Result<(), Box<dyn st
     Ok(())
 }
 
+/// The CUDA mock's `cuDeviceGetAttribute` (of the library at `path`, after `cuInit`): the
+/// median and the fastest of [`ROUNDS`] rounds, ns per call.
+fn cuda_attribute(path: &Path) -> Result<(f64, f64), String> {
+    use std::ffi::{c_int, c_uint, c_void, CString};
+    let c_path = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: `dlopen` of the mock (loaded already) with a NUL-terminated path; `dlsym` with
+    // NUL-terminated names; the symbols are the mock's exports of cuda.h's `cuInit` and
+    // `cuDeviceGetAttribute`, called with their prototypes and a valid out-pointer.
+    unsafe {
+        let lib = libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW);
+        if lib.is_null() {
+            return Err(format!("cannot open {}", path.display()));
+        }
+        let sym = |name: &str| {
+            let n = CString::new(name).unwrap_or_default();
+            let p = libc::dlsym(lib, n.as_ptr());
+            (!p.is_null()).then_some(p).ok_or(format!("{name} is not exported"))
+        };
+        let init: extern "C" fn(c_uint) -> c_uint = std::mem::transmute::<*mut c_void, _>(sym("cuInit")?);
+        let attribute: extern "C" fn(*mut c_int, c_int, c_int) -> c_uint =
+            std::mem::transmute::<*mut c_void, _>(sym("cuDeviceGetAttribute")?);
+        if init(0) != 0 {
+            return Err("cuInit failed".into());
+        }
+        let mut v: c_int = 0;
+        // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT.
+        if attribute(&mut v, 16, 0) != 0 || v <= 0 {
+            return Err(format!("cuDeviceGetAttribute answered {v}"));
+        }
+        let calls = 100_000u32;
+        let rounds: Vec<f64> = (0..ROUNDS)
+            .map(|_| {
+                per_call(calls, || {
+                    black_box(attribute(&mut v, black_box(16), black_box(0)));
+                })
+            })
+            .collect();
+        let best = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+        Ok((median(rounds), best))
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // target/<profile>/examples/mock_bench → target/<profile>/deps/libnvml_mock.so, which cargo
     // rebuilds as a dependency of the example.
@@ -297,6 +340,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             session / 1e6,
             session_best / 1e6
         );
+    }
+    match cuda_attribute(&target.join("deps/libnvml_mock.so")) {
+        Ok((ns, best)) => println!(
+            "CUDA: cuDeviceGetAttribute of the h100: {ns:.1} ns per call (fastest round {best:.1} ns; target 100 ns)"
+        ),
+        Err(e) => println!("CUDA: no cuDeviceGetAttribute figure: {e}"),
     }
     Ok(())
 }

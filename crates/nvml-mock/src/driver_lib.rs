@@ -9,6 +9,9 @@
 //! directory is self-contained and can be moved. No function's signature is needed: the jump
 //! leaves the caller's registers and stack as they are. x86-64 and AArch64 Linux.
 //!
+//! Beside it goes `libcuda.so.1`, an ELF filter of the same mock (as `crates/cuda-mock`
+//! builds it) that tells the mock the driver too: the CUDA driver API of that driver.
+//!
 //! `cargo xtask mock-lib --driver 525.147.05 --out DIR` runs [`write()`] (through the
 //! `nvml-mock lib`); the tests' `testing::driver_lib_dir` runs the same code for a
 //! profile's driver.
@@ -32,7 +35,8 @@ const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent", "nvmlInternalGetExportTable
 
 /// Writes into `dir` (created if need be) a library for driver `version` (`525.147.05`):
 /// `dir/libnvidia-ml.so.1` exporting that driver's functions, `libnvidia-ml.so` (a link to
-/// it), a copy of the mock `mock` as `libnvml_mock.so`, and the forwarder's source.
+/// it), a copy of the mock `mock` as `libnvml_mock.so`, `libcuda.so.1` (a filter of it, with
+/// `libcuda.so`), and the two libraries' sources.
 ///
 /// # Errors
 ///
@@ -195,31 +199,11 @@ pub(crate) fn build(
     if let Mock::Copy(mock) = mock {
         copy_if_changed(mock, &dir.join(MOCK_FILE), &unique)?;
     }
+    build_cuda(dir, version, mock_file, &unique)?;
     if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
         // Compiled in a fresh directory of the caller's own, then copied in: the compiler
         // never writes into DIR, which may be a shared place.
-        let build = crate::private::TempDir::new("nvml-mock-lib")?;
-        let (tmp_source, tmp_lib) = (build.path().join(SOURCE_FILE), build.path().join("libnvidia-ml.so.1"));
-        std::fs::write(&tmp_source, &text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let out = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1", "-o"])
-            .arg(&tmp_lib)
-            .arg(&tmp_source)
-            .arg("-ldl")
-            .output();
-        match out {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => {
-                return Err(format!(
-                    "`{cc}` could not build {}:\n{}",
-                    lib.display(),
-                    String::from_utf8_lossy(&out.stderr)
-                ))
-            }
-            Err(e) => return Err(format!("could not run the C compiler `{cc}` (install one, or set $CC): {e}")),
-        }
-        copy_if_changed(&tmp_lib, &lib, &unique)?;
+        compile(&text, SOURCE_FILE, &lib, &["-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1"], &unique)?;
         crate::private::replace(&source, text.as_bytes(), 0o644)?;
     }
     // `libnvidia-ml.so` → `libnvidia-ml.so.1`; anything else found there (planted, or left
@@ -234,6 +218,85 @@ pub(crate) fn build(
         let _ = std::fs::remove_file(&tmp_link);
         format!("{}: {e}", link.display())
     })
+}
+
+/// The C source of the directory's `libcuda.so.1`, kept beside it.
+pub const CUDA_SOURCE_FILE: &str = "cuda-filter.c";
+
+/// Compiles `cc` with `args` and `source`'s text into `lib`, in a fresh directory of the
+/// caller's own, then copies the library into place.
+fn compile(source_text: &str, file: &str, lib: &Path, args: &[&str], unique: &str) -> Result<(), String> {
+    let build = crate::private::TempDir::new("nvml-mock-lib")?;
+    let (tmp_source, tmp_lib) = (build.path().join(file), build.path().join("lib.so"));
+    std::fs::write(&tmp_source, source_text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = Command::new(&cc).args(args).arg("-o").arg(&tmp_lib).arg(&tmp_source).arg("-ldl").output();
+    match out {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => {
+            return Err(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)))
+        }
+        Err(e) => return Err(format!("could not run the C compiler `{cc}` (install one, or set $CC): {e}")),
+    }
+    copy_if_changed(&tmp_lib, lib, unique)
+}
+
+/// `dir/libcuda.so.1` (and `libcuda.so`, a link to it) for driver `version`: an ELF filter of
+/// the mock beside it, as `crates/cuda-mock` builds it (every symbol of `cuda.h` resolves to
+/// the mock's), whose constructor also tells the mock the driver, so a client that loads only
+/// CUDA runs the driver's CUDA version (what NVML's `nvmlSystemGetCudaDriverVersion` answers,
+/// and `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` from `cuInit` when the profile runs another driver).
+fn build_cuda(dir: &Path, version: Option<&Version>, mock_file: &str, unique: &str) -> Result<(), String> {
+    let mut c = String::from(
+        "// A libcuda.so.1 that is an ELF filter of the mock beside it: the dynamic linker resolves its\n\
+         // symbols (every function of cuda.h) to the mock's. Written by nvmlkit-mock\n\
+         // (`cargo xtask mock-lib`); built with `cc -shared -fPIC -Wl,--filter,libnvml_mock.so`.\n\
+         #define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n",
+    );
+    match version {
+        Some(v) => c.push_str(&format!("static const char *const cudamock_driver = \"{v}\";\n\n")),
+        None => c.push_str("static const char *const cudamock_driver = 0;\n\n"),
+    }
+    c.push_str(concat!(
+        "__attribute__((constructor)) static void cudamock_load(void) {\n",
+        "    Dl_info self;\n",
+        "    char real[4096], path[4200];\n",
+        "    if (!cudamock_driver || !dladdr((void *)&cudamock_load, &self) || !self.dli_fname) return;\n",
+        "    const char *me = realpath(self.dli_fname, real) ? real : self.dli_fname;\n",
+        "    const char *slash = strrchr(me, '/');\n",
+        "    snprintf(path, sizeof path, \"%.*s{MOCK}\", slash ? (int)(slash - me) + 1 : 0, me);\n",
+        "    void *mock = dlopen(path, RTLD_NOW | RTLD_LOCAL);\n",
+        "    int (*set)(const char *) = mock ? (int (*)(const char *))dlsym(mock, \"nvmlMockSetDriverLibrary\") : 0;\n",
+        "    int code = set ? set(cudamock_driver) : -1;\n",
+        "    if (code != 0)\n",
+        "        fprintf(stderr, \"nvml-mock: the mock did not take driver %s (%d): it follows its profile's driver\\n\", cudamock_driver, code);\n",
+        "}\n\n",
+        "// For the link editor and dlsym: never run (the filter's symbols resolve to the mock's).\n",
+    ).replace("{MOCK}", mock_file).as_str());
+    for f in crate::generated::cuda::names::FUNCTIONS {
+        c.push_str(&format!("int {f}(void) {{ return 999; }}\n"));
+    }
+    let (source, lib) = (dir.join(CUDA_SOURCE_FILE), dir.join("libcuda.so.1"));
+    if std::fs::read_to_string(&source).ok().as_deref() != Some(c.as_str()) || !lib.is_file() {
+        // The filtee by its file name, found through the run path: the forwarder's directory,
+        // or the one `mock_file` names relative to it.
+        let (up, name) = mock_file.rsplit_once('/').unwrap_or(("", mock_file));
+        let filter = format!("-Wl,--filter,{name}");
+        let rpath = if up.is_empty() { "-Wl,-rpath,$ORIGIN".to_string() } else { format!("-Wl,-rpath,$ORIGIN/{up}") };
+        let args = ["-shared", "-fPIC", "-O1", "-Wl,-soname,libcuda.so.1", filter.as_str(), rpath.as_str()];
+        compile(&c, CUDA_SOURCE_FILE, &lib, &args, unique)?;
+        crate::private::replace(&source, c.as_bytes(), 0o644)?;
+    }
+    let link = dir.join("libcuda.so");
+    if !std::fs::read_link(&link).is_ok_and(|to| to == Path::new("libcuda.so.1")) {
+        let tmp_link = dir.join(format!("libcuda.so.{unique}.link"));
+        std::os::unix::fs::symlink("libcuda.so.1", &tmp_link).map_err(|e| format!("{}: {e}", tmp_link.display()))?;
+        std::fs::rename(&tmp_link, &link).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp_link);
+            format!("{}: {e}", link.display())
+        })?;
+    }
+    Ok(())
 }
 
 /// Copies `from` to `to` unless `to` already holds the same bytes, through a file named after

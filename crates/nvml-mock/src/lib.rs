@@ -38,6 +38,12 @@
 //!   from its reading) and `generated/exports/` (every symbol of the header, legacy names
 //!   included, with its exact C signature, handing each call with the handle it is for to
 //!   the engine); `answers_doc` (the README's table of the answers that are not values);
+//! - `allocations`: the GPU memory processes hold through the CUDA mock (in a session, in its
+//!   files), which NVML counts as used memory and lists among the compute processes;
+//! - `cuda`: the CUDA driver API (`libcuda.so.1`, the package `nvmlkit-cuda-mock`, is an ELF
+//!   filter of this library): the GPUs read through the NVML exports, `CUDA_VISIBLE_DEVICES`,
+//!   attributes, contexts and memory; `generated/cuda/` holds `cuda.h`'s names, types and every
+//!   function's export (`gen-config/cuda.yaml` lists those the engine writes by hand);
 //! - [`driver_lib`]: a `libnvidia-ml.so.1` that exports exactly one driver's functions, each
 //!   forwarded to the mock beside it, and tells the mock its driver (`cargo xtask mock-lib`,
 //!   through `nvml-mock lib`, `src/bin/`);
@@ -62,9 +68,10 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `schema`, `generated::names`, `generated::history`: NVML's buffer protocols over
-//!    raw pointers, the types of the function tables, the header's names and the branch that
-//!    introduced each function.
+//! 1. `ffi`, `schema`, `generated::names`, `generated::history`, `generated::cuda`: NVML's
+//!    buffer protocols over raw pointers, the types of the function tables, the header's names
+//!    and the branch that introduced each function; `cuda.h`'s names and types (its exports
+//!    are a layer of their own, below).
 //! 2. `generated::tables`, `driver`, `private`: the functions answered from a profile's values,
 //!    and those written by hand; the functions each driver version has; files and directories
 //!    only their owner can use.
@@ -75,23 +82,30 @@
 //! 5. `generated::answers`, `generated::capture`, `session`: the getters that answer from the
 //!    profile's values, and the readers that record them from a driver; the shared state of
 //!    the sessions of `nvml-mock ctl`, the GPUs' MIG trees among it (`session::mig`).
-//! 6. `generated::api`: the `Api` trait.
-//! 7. `engine`: the hand-written behaviour.
-//! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
+//! 6. `allocations`: the GPU memory processes hold through the CUDA mock, in a session's
+//!    files.
+//! 7. `generated::api`: the `Api` trait.
+//! 8. `engine`: the hand-written behaviour.
+//! 9. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
 //!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
-//! 9. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
-//! 10. `capture`: records a driver's GPUs into a profile and checks its replay.
-//! 11. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
+//! 10. `cuda`: the CUDA driver API's behaviour, which reads the GPUs through the exports of
+//!     NVML.
+//! 11. `generated::cuda::exports`: every function of `cuda.h`, handed to `cuda`.
+//! 12. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
+//! 13. `capture`: records a driver's GPUs into a profile and checks its replay.
+//! 14. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
 //!     targets drive (the `fuzzing` feature).
-//! 12. `bin`: the `nvml-mock` program (`capture`, `ctl`, `lib`; `cargo xtask mock-lib` runs
+//! 15. `bin`: the `nvml-mock` program (`capture`, `ctl`, `lib`; `cargo xtask mock-lib` runs
 //!     `lib`).
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
 
+mod allocations;
 mod answer;
 mod answers_doc;
 pub mod capture;
+mod cuda;
 mod driver;
 pub mod driver_lib;
 mod engine;
@@ -113,6 +127,7 @@ mod generated {
     pub mod answers;
     pub mod api;
     pub mod capture;
+    pub mod cuda;
     pub mod dispatch;
     pub mod exports;
     pub mod history;

@@ -194,6 +194,12 @@ pub static DEVICE_KEYS: &[(&str, Kind)] = &[
     ("nvmlDeviceGetPgpuMetadataString", Kind::Str),
     // Field values as a driver answered them, by its field ids (what a capture recorded).
     ("recorded_fields", Kind::Map),
+    // What the CUDA driver answered of the GPU (a capture's, `crate::cuda` replays it): its
+    // name, total memory, and attributes by name without `CU_DEVICE_ATTRIBUTE_` (a number, or
+    // the `CUresult` name the driver answered).
+    ("cuda.name", Kind::Str),
+    ("cuda.total_memory", Kind::UInt),
+    ("cuda.attributes", Kind::Map),
 ];
 
 /// Keys of the `system` section.
@@ -209,6 +215,8 @@ pub static SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("exports", Kind::Map),
     ("error_strings", Kind::Map),
     ("before_attach", Kind::Map),
+    // What `cuDriverGetVersion` answered (a capture's).
+    ("cuda.driver_version", Kind::Int),
 ];
 
 pub const TOP_KEYS: &[&str] = &[

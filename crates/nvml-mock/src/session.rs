@@ -412,7 +412,7 @@ impl State {
                 (Some(t), None) => format!(" (--times {t})"),
                 (None, _) => String::new(),
             };
-            out.push(format!("GPU {gpu}: error {function} {}{times}", code_name(r.code)));
+            out.push(format!("GPU {gpu}: error {function} {}{times}", any_code_name(function, r.code)));
         }
         for gpu in &self.changes.lost {
             out.push(format!("GPU {gpu}: lost"));
@@ -490,14 +490,21 @@ impl State {
             }
             Command::Error { gpu, function, code, times } => {
                 check_gpu(*gpu)?;
-                let id = function_id(function)
-                    .ok_or_else(|| format!("error {gpu} {function}: `{function}` is not a function of nvml.h"))?;
-                if OBJECTS[id] != ObjectKind::Device {
-                    return Err(format!("error {gpu} {function}: `{function}` is not called on a GPU (its first parameter is not an nvmlDevice_t)"));
-                }
-                let value = code_value(code).ok_or_else(|| {
-                    format!("error {gpu} {function} {code}: `{code}` is not an NVML error code (NVML_ERROR_GPU_IS_LOST, 15, ...)")
-                })?;
+                let value = if is_cuda_function(function) {
+                    cuda_code_value(code).ok_or_else(|| {
+                        format!("error {gpu} {function} {code}: `{code}` is not a CUDA error code (CUDA_ERROR_OUT_OF_MEMORY, 2, ...)")
+                    })?
+                } else {
+                    let id = function_id(function).ok_or_else(|| {
+                        format!("error {gpu} {function}: `{function}` is not a function of nvml.h or cuda.h")
+                    })?;
+                    if OBJECTS[id] != ObjectKind::Device {
+                        return Err(format!("error {gpu} {function}: `{function}` is not called on a GPU (its first parameter is not an nvmlDevice_t)"));
+                    }
+                    code_value(code).ok_or_else(|| {
+                        format!("error {gpu} {function} {code}: `{code}` is not an NVML error code (NVML_ERROR_GPU_IS_LOST, 15, ...)")
+                    })?
+                };
                 if *times == Some(0) {
                     return Err(format!("error {gpu} {function} {code}: --times must be at least 1"));
                 }
@@ -511,7 +518,7 @@ impl State {
                 };
                 self.changes.errors.insert((*gpu, function.clone()), ErrorRule { code: value, times: *times, counter });
                 let times = times.map(|t| format!(" for {t} calls")).unwrap_or_default();
-                Ok(format!("GPU {gpu}: {function} answers {}{times}", code_name(value)))
+                Ok(format!("GPU {gpu}: {function} answers {}{times}", any_code_name(function, value)))
             }
             Command::Event { gpu, event_type, data } => {
                 check_gpu(*gpu)?;
@@ -588,6 +595,30 @@ fn code_name(code: u32) -> String {
         .unwrap_or_else(|| code.to_string())
 }
 
+/// Whether `function` is one of `cuda.h`'s (the CUDA mock's, [`crate::cuda`]).
+fn is_cuda_function(function: &str) -> bool {
+    crate::generated::cuda::names::FUNCTIONS.binary_search(&function).is_ok()
+}
+
+/// A CUDA error code by name or number: one of `cuda.h`'s `CUresult` codes but success.
+fn cuda_code_value(text: &str) -> Option<u32> {
+    let results = crate::generated::cuda::names::RESULTS;
+    let v = match text.parse::<u32>() {
+        Ok(v) => v,
+        Err(_) => results.iter().find(|(_, n, _)| *n == text)?.0,
+    };
+    (v != 0 && results.iter().any(|(c, _, _)| *c == v)).then_some(v)
+}
+
+/// The name of `code` as `function`'s API names it.
+fn any_code_name(function: &str, code: u32) -> String {
+    if !is_cuda_function(function) {
+        return code_name(code);
+    }
+    let results = crate::generated::cuda::names::RESULTS;
+    results.iter().find(|(c, _, _)| *c == code).map_or_else(|| code.to_string(), |(_, n, _)| (*n).to_string())
+}
+
 /// An error code by name or number: one of the header's `NVML_ERROR_*` codes.
 fn code_value(text: &str) -> Option<u32> {
     let v = match text.parse::<i128>() {
@@ -654,7 +685,8 @@ pub const USAGE: &str = "nvml-mock ctl [--session NAME] COMMAND
                                (nvmlDeviceGetPowerUsage 350000) or a field value by id
                                (141 5, NVML_FI_DEV_ECC_DBE_VOL_TOTAL 5)
         error GPU FUNCTION CODE [--times N]
-                               FUNCTION answers CODE on GPU (N calls, counted across processes)
+                               FUNCTION answers CODE on GPU (N calls, counted across processes);
+                               a CUDA function (cuMemAlloc_v2 CUDA_ERROR_OUT_OF_MEMORY) too
         event GPU xid N | event GPU ecc-dbe | event GPU ecc-sbe
                                queued for the event sets registered for it
         lost GPU               the GPU has fallen off the bus: NVML_ERROR_GPU_IS_LOST from then on

@@ -41,13 +41,27 @@ pub fn classify(macros: Vec<(String, u32, Vec<String>)>, source_lines: &[&str]) 
         if body.iter().all(|t| t.starts_with('"')) {
             let text = body.iter().map(|t| unescape(&t[1..t.len().saturating_sub(1).max(1)])).collect();
             out.strings.push((def, text));
-        } else if body.len() == 1 && body[0].starts_with("nvml") && !names.contains(body[0].as_str()) {
+        } else if body.len() == 1 && is_api_name(&body[0]) && !names.contains(body[0].as_str()) {
             out.aliases.push((def, body[0].clone()));
+        } else if let [wrap, open, target, close] = body {
+            // `cuda.h`: `#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`, the default
+            // stream's choice of a function (`_ptds` under per-thread default streams).
+            if wrap.starts_with("__CUDA_API_PT") && open == "(" && close == ")" && is_api_name(target) {
+                out.aliases.push((def, target.clone()));
+            } else {
+                out.evaluate.push(def);
+            }
         } else {
             out.evaluate.push(def);
         }
     }
     out
+}
+
+/// A name of the API a `#define` can alias: `nvml…` (nvml.h) or `cu…` (cuda.h).
+fn is_api_name(token: &str) -> bool {
+    (token.starts_with("nvml") || token.starts_with("cu"))
+        && token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn unescape(s: &str) -> String {

@@ -43,6 +43,12 @@ const EVAL_FILE: &str = "__nvmlgen_eval.c";
 /// Parses `path` into a model. Errors in the header abort with clang's diagnostics; anything
 /// the model cannot represent is collected into the returned diagnostics.
 pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnostics)> {
+    parse_header_with(path, header, &[])
+}
+
+/// [`parse_header`] with `extra` clang arguments for both passes (`cuda.h`'s defines and the
+/// directory of the system headers it includes, see [`crate::cuda`]).
+pub fn parse_header_with(path: &Path, header: HeaderInfo, extra: &[String]) -> Result<(Model, Diagnostics)> {
     let source = std::fs::read_to_string(path).with_context(|| format!("cannot read header {}", path.display()))?;
     let abs = std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
     let display = path.display().to_string();
@@ -51,7 +57,9 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     let mut diags = Diagnostics::new("parse");
 
     // Pass 1: defines and the functions of a normal build.
-    let tu = index.parse(&abs, None, CLANG_ARGS, true)?;
+    let mut first = CLANG_ARGS.to_vec();
+    first.extend(extra.iter().map(String::as_str));
+    let tu = index.parse(&abs, None, &first, true)?;
     check_clang_diagnostics(&tu.diagnostics(), &abs, &display)?;
     let abs_str = abs.to_string_lossy().into_owned();
     let mut current_functions = BTreeSet::new();
@@ -77,7 +85,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     // Pass 2: everything else, with the macros evaluated in a generated file.
     let eval_path: PathBuf = abs.with_file_name(EVAL_FILE);
     let eval_source = macros::eval_source(&abs_str, &defines.evaluate);
-    let mut args = CLANG_ARGS.to_vec();
+    let mut args = first.clone();
     args.push("-DNVML_NO_UNVERSIONED_FUNC_DEFS");
     let tu = index.parse(&eval_path, Some(&eval_source), &args, false)?;
     let clang_diags = tu.diagnostics();

@@ -59,6 +59,9 @@ impl Lower<'_> {
         }
         match t.kind() {
             CXType_Elaborated => self.lower_ty(t.named()),
+            // A typedef of a system header (`size_t`, `uint32_t` in `cuda.h`) is its C type: the
+            // model holds the header's own types only.
+            CXType_Typedef if !self.in_header(t.declaration()) => self.lower_ty(t.canonical()),
             CXType_Typedef => Ok(Ty::Named(t.declaration().spelling())),
             CXType_Record | CXType_Enum => {
                 let decl = t.declaration();

@@ -4,6 +4,7 @@
 //! prettyplease, so the output's layout depends on nothing installed on the machine. The files
 //! are laid out together at the end ([`Output::format`]), a thread per core.
 
+pub mod cuda;
 pub mod doc;
 pub mod mock;
 pub mod safe;
@@ -416,6 +417,8 @@ pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagno
 /// Nothing that changes between runs or machines.
 pub fn banner(model: &Model, what: &str) -> String {
     let header = &model.header;
+    // `cuda.h`'s model is named `cuda.h VERSION` (see `pipeline::cuda_model`).
+    let file = if header.version.starts_with("cuda.h ") { "cuda.h" } else { "nvml.h" };
     let source = match crate::model::version_key(&header.version) {
         Some(_) => format!("nvml.h {}", header.version),
         None => header.version.clone(),
@@ -427,7 +430,7 @@ pub fn banner(model: &Model, what: &str) -> String {
         header.sha256
     );
     if let Some(notice) = &model.notice {
-        out.push_str("// Generated from NVIDIA's nvml.h, whose notice follows.\n//\n");
+        out.push_str(&format!("// Generated from NVIDIA's {file}, whose notice follows.\n//\n"));
         for line in notice.lines() {
             out.push_str(if line.is_empty() { "//\n" } else { "// " });
             if !line.is_empty() {

@@ -202,6 +202,11 @@ pub struct Fetched {
 /// Downloads the wheel of `package` (`==version`, or the newest without one) and reads the
 /// header and licence out of it.
 pub fn fetch(package: &str, version: Option<&str>, pip: &Pip) -> Result<Fetched> {
+    fetch_header(package, version, "nvml.h", pip)
+}
+
+/// [`fetch`] of the header named `header` (`cuda.h`, see [`super::cuda`]).
+pub fn fetch_header(package: &str, version: Option<&str>, header: &str, pip: &Pip) -> Result<Fetched> {
     let requirement = match version {
         Some(v) => format!("{package}=={v}"),
         None => package.to_string(),
@@ -213,9 +218,10 @@ pub fn fetch(package: &str, version: Option<&str>, pip: &Pip) -> Result<Fetched>
     if let Some(v) = version.filter(|v| *v != w.version) {
         bail!("asked pip for {package}=={v} and got {}", w.name);
     }
-    let headers: Vec<&String> = w.files.iter().filter(|f| f.ends_with("/include/nvml.h")).collect();
+    let suffix = format!("/include/{header}");
+    let headers: Vec<&String> = w.files.iter().filter(|f| f.ends_with(&suffix)).collect();
     let [file] = headers.as_slice() else {
-        bail!("{} holds {} files named */include/nvml.h, expected one", w.name, headers.len());
+        bail!("{} holds {} files named *{suffix}, expected one", w.name, headers.len());
     };
     let header = std::fs::read(w.dir.join(file)).with_context(|| format!("cannot read {file} from {}", w.name))?;
     let license = w

@@ -12,6 +12,7 @@
 //! renamed into place only when complete, so a failed or interrupted fetch leaves nothing
 //! half-written.
 
+pub mod cuda;
 pub mod headers;
 pub mod libclang;
 

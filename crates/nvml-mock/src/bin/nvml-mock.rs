@@ -1,6 +1,6 @@
 //! `nvml-mock`, the mock's program:
 //!
-//! - `nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids]
+//! - `nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--cuda-library PATH] [--mock PATH] [--keep-ids]
 //!   [--no-verify]` records the GPUs of this machine into a profile (`nvml_mock::capture`);
 //! - `nvml-mock ctl [--session NAME] COMMAND` changes a running mock that other processes use
 //!   (`nvml_mock::session`);
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE_FORMAT: &str = "usage:
-  nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids] [--no-verify] [--no-probes]
+  nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--cuda-library PATH] [--mock PATH] [--keep-ids] [--no-verify] [--no-probes]
       Records the GPUs of this machine, through its NVML library (or PATH), into a profile the
       mock answers as the machine did (FILE, or standard output). It only reads: it calls getters,
       never a function that changes a GPU's state (no setter, reset, MIG or clock change), plus an
@@ -28,7 +28,9 @@ const USAGE_FORMAT: &str = "usage:
       synthetic ones unless --keep-ids. The profile is checked against the mock (libnvml_mock.so
       next to this program, or --mock PATH): whatever the mock would derive otherwise is recorded
       by name; --no-verify skips that. --no-probes skips the calls with a NULL record or a wrong
-      version that record the order of the library's argument checks.
+      version that record the order of the library's argument checks. Where libcuda.so.1 (or
+      --cuda-library PATH) loads, the CUDA view is recorded too: cuDriverGetVersion, and each
+      GPU's name, total memory and every attribute.
   {ctl}
   nvml-mock lib (--driver VERSION | --profile PROFILE | --plain) --out DIR [--mock PATH | --mock-at REL]
       Writes DIR/libnvidia-ml.so.1, which exports exactly the functions of that driver (of the
@@ -116,10 +118,14 @@ impl Flags {
 }
 
 fn capture(args: &[String]) -> Result<String, String> {
-    let f =
-        Flags::parse(args, &["--out", "--name", "--library", "--mock"], &["--keep-ids", "--no-verify", "--no-probes"])?;
+    let f = Flags::parse(
+        args,
+        &["--out", "--name", "--library", "--cuda-library", "--mock"],
+        &["--keep-ids", "--no-verify", "--no-probes"],
+    )?;
     let opts = nvml_mock::capture::Options {
         library: f.get("--library").map(PathBuf::from),
+        cuda_library: f.get("--cuda-library").map(PathBuf::from),
         mock: f.get("--mock").map(PathBuf::from),
         name: f.get("--name").unwrap_or("captured").to_string(),
         keep_ids: f.has("--keep-ids"),

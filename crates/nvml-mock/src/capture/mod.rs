@@ -25,6 +25,7 @@
 //! Identifying values (serial numbers, UUIDs, board serials, the hostname) are replaced by
 //! stable synthetic ones unless the options keep them.
 
+mod cuda;
 mod draft;
 mod record;
 mod yaml;
@@ -38,6 +39,9 @@ pub use record::{probe_child, Recording};
 pub struct Options {
     /// The library to record (`None`: `libnvidia-ml.so.1` as the dynamic loader finds it).
     pub library: Option<PathBuf>,
+    /// The CUDA library whose view to record too (`None`: `libcuda.so.1` as the dynamic
+    /// loader finds it, if it does).
+    pub cuda_library: Option<PathBuf>,
     /// The mock that checks the profile (`None`: `libnvml_mock.so` next to this program).
     pub mock: Option<PathBuf>,
     /// The profile's `name`.
@@ -78,6 +82,7 @@ pub fn capture(opts: &Options) -> Result<Captured, String> {
         None => record::Prober::InProcess,
     };
     let mut recording = record::record(&lib, (!opts.no_probes).then_some(&prober))?;
+    let cuda_view = cuda::record(opts.cuda_library.as_deref(), &|bus| nvml_index(&lib, bus))?;
     if !opts.keep_ids {
         record::anonymize(&mut recording);
     }
@@ -93,6 +98,22 @@ pub fn capture(opts: &Options) -> Result<Captured, String> {
         report.push(format!("the library crashed on a probe of its argument checks, left out: {c}"));
     }
     let mut profile = draft::draft(&recording, opts);
+    match &cuda_view {
+        Some(view) => {
+            cuda::draft(view, &mut profile);
+            report.push(format!(
+                "recorded the CUDA view: driver version {}, {} device(s) with {} attributes each{}",
+                view.driver_version.map_or("unknown".to_string(), |v| v.to_string()),
+                view.devices.len(),
+                view.devices.values().next().map_or(0, |d| d.attributes.len()),
+                match view.unmatched {
+                    0 => String::new(),
+                    n => format!(" ({n} CUDA device(s) without an NVML GPU of their PCI bus id left out)"),
+                }
+            ));
+        }
+        None => report.push("no libcuda.so.1: the CUDA view is not recorded".to_string()),
+    }
     if !opts.no_verify {
         let mock = match &opts.mock {
             Some(m) => m.clone(),
@@ -101,6 +122,28 @@ pub fn capture(opts: &Options) -> Result<Captured, String> {
         report.extend(verify(&recording, &mut profile, &mock)?);
     }
     Ok(Captured { yaml: draft::write(&profile), report })
+}
+
+/// The NVML index of the GPU at PCI bus id `bus`, through `lib`.
+fn nvml_index(lib: &nvml_sys::NvmlLib, bus: &str) -> Option<usize> {
+    let c = std::ffi::CString::new(bus).ok()?;
+    let (init, by_bus, index, shutdown) = (
+        lib.nvmlInit_v2().ok()?,
+        lib.nvmlDeviceGetHandleByPciBusId_v2().ok()?,
+        lib.nvmlDeviceGetIndex().ok()?,
+        lib.nvmlShutdown().ok()?,
+    );
+    let (mut h, mut i) = (std::ptr::null_mut(), 0);
+    // SAFETY: the library's functions with their prototypes: a NUL-terminated bus id and valid
+    // out-pointers; the init is balanced by the shutdown.
+    unsafe {
+        if init() != nvml_sys::NVML_SUCCESS {
+            return None;
+        }
+        let ok = by_bus(c.as_ptr(), &mut h) == nvml_sys::NVML_SUCCESS && index(h, &mut i) == nvml_sys::NVML_SUCCESS;
+        shutdown();
+        ok.then_some(i as usize)
+    }
 }
 
 /// How many times the check may add recorded answers before it gives up.

@@ -874,6 +874,12 @@ impl Engine {
     }
 
     /// The initialised system, if `nvmlInit` has succeeded more often than `nvmlShutdown`.
+    /// Moves whenever the system is replaced (init, shutdown, a `ctl` change): the CUDA
+    /// engine takes its devices again then ([`crate::cuda`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
     pub fn system(&self) -> Option<Arc<System>> {
         self.current(|s| s.cloned())
     }

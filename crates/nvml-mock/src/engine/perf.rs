@@ -16,11 +16,16 @@ use crate::profile::const_value;
 /// `(total, reserved, used)` of a GPU or MIG device.
 pub fn memory(d: DeviceRef) -> Result<(u64, u64, u64), nvmlReturn_t> {
     match d {
-        DeviceRef::Gpu(d) => Ok((
-            need(d.spec.u64("memory.total"))?,
-            d.spec.u64("memory.reserved").unwrap_or(0),
-            need(d.spec.u64("memory.used"))?,
-        )),
+        // With what processes hold through the CUDA mock.
+        DeviceRef::Gpu(d) => {
+            let total = need(d.spec.u64("memory.total"))?;
+            let reserved = d.spec.u64("memory.reserved").unwrap_or(0);
+            let used = need(d.spec.u64("memory.used"))?;
+            match crate::allocations::used_on(d.index) {
+                0 => Ok((total, reserved, used)),
+                cuda => Ok((total, reserved, (used + cuda).min(total.saturating_sub(reserved)))),
+            }
+        }
         DeviceRef::Mig { parent, gi, .. } => mig_memory(parent, gi),
     }
 }

@@ -123,7 +123,24 @@ fn processes<'d>(
 ) -> Result<Vec<Proc<'d>>, nvmlReturn_t> {
     let d = dev.gpu();
     let lists: Vec<&[Value]> = kinds.iter().filter_map(|k| d.spec.list(&format!("processes.{k}"))).collect();
-    if lists.is_empty() {
+    // The processes holding memory through the CUDA mock are compute processes of the GPU.
+    let cuda: Vec<Proc> = match dev {
+        DeviceRef::Gpu(_) if kinds.contains(&"compute") => crate::allocations::held()
+            .into_iter()
+            .filter(|h| h.gpu == d.index)
+            .map(|h| {
+                let info = nvmlProcessInfo_v2_t {
+                    pid: h.pid,
+                    usedGpuMemory: h.bytes,
+                    gpuInstanceId: 0xFFFF_FFFF,
+                    computeInstanceId: 0xFFFF_FFFF,
+                };
+                (info, None)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if lists.is_empty() && cuda.is_empty() {
         return Err(NVML_ERROR_NOT_SUPPORTED);
     }
     let mut list: Vec<Proc> = lists.iter().flat_map(|l| l.iter()).map(|v| (process(sys, v), Some(v))).collect();
@@ -131,6 +148,7 @@ fn processes<'d>(
         list.retain(|(p, _)| p.gpuInstanceId == gi.id && p.computeInstanceId == ci.id);
         return Ok(list);
     }
+    list.extend(cuda);
     let mut state = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
     let next_pid = list.iter().map(|(p, _)| p.pid).max().unwrap_or(1000) + 1;
     list.extend((0..state.extra_processes).map(|i| {

@@ -5,7 +5,7 @@
 //! not lookups by name; what depends on the call's arguments (a versioned record, a selector
 //! value with an entry of its own) is marked [`Pre::ByName`] and decided as before.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
 use nvml_sys::*;
@@ -91,6 +91,9 @@ pub struct Table {
     pub rows: Box<[Row]>,
     /// Whether every call on the GPU answers `NVML_ERROR_GPU_IS_LOST` (`nvml-mock ctl lost`).
     pub lost: bool,
+    /// The errors `nvml-mock ctl error` gave CUDA functions on the GPU, by function, for the
+    /// CUDA engine ([`crate::cuda`]).
+    pub cuda_errors: BTreeMap<String, CtlError>,
 }
 
 impl Table {
@@ -124,7 +127,7 @@ impl Table {
                 Row { pre, entry: entry.cloned(), ctl: None }
             })
             .collect();
-        Table { rows, lost: false }
+        Table { rows, lost: false, cuda_errors: BTreeMap::new() }
     }
 
     /// The row of function `id`, if it is one of nvml.h's.
@@ -166,9 +169,16 @@ impl Resolved {
             .collect();
         if let Some(c) = changes {
             for ((gpu, function), rule) in &c.errors {
+                let error = CtlError { code: rule.code, counted: rule.times.map(|t| (rule.counter, t)) };
+                if function.starts_with("cu") {
+                    if let Some(t) = tables.get_mut(*gpu) {
+                        t.cuda_errors.insert(function.clone(), error);
+                    }
+                    continue;
+                }
                 let row = crate::answer::function_id(function).and_then(|id| tables.get_mut(*gpu)?.rows.get_mut(id));
                 if let Some(row) = row {
-                    row.ctl = Some(CtlError { code: rule.code, counted: rule.times.map(|t| (rule.counter, t)) });
+                    row.ctl = Some(error);
                 }
             }
             for gpu in &c.lost {
