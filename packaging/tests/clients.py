@@ -1,6 +1,6 @@
 """Real clients on the installed wheel, as a user runs them: `python -m nvmlkit_mock run` with
 gpustat, nvitop and NVIDIA's pynvml on every built-in profile (each on its own driver's
-library), the per-driver libraries' symbols, the exit status passed through and the errors
+library), the CUDA driver API beside it (libcuda.so.1, through ctypes), the per-driver libraries' symbols, the exit status passed through and the errors
 for bad arguments. Run by packaging/check-wheel in a fresh venv with no cargo and no cc on
 PATH; exits 1 listing what failed.
 """
@@ -45,6 +45,21 @@ from nvitop import Device
 print(json.dumps([[d.name(), d.temperature()] for d in Device.all()]))
 """
 
+# The CUDA driver API beside the library, through ctypes as any CUDA client loads it.
+CUDA = """
+import ctypes, json
+cu = ctypes.CDLL("libcuda.so.1")
+rc = cu.cuInit(0)
+count = ctypes.c_int(0)
+names = []
+if rc == 0 and cu.cuDeviceGetCount(ctypes.byref(count)) == 0:
+    for i in range(count.value):
+        dev, name = ctypes.c_int(0), ctypes.create_string_buffer(96)
+        if cu.cuDeviceGet(ctypes.byref(dev), i) == 0 and cu.cuDeviceGetName(name, 96, dev) == 0:
+            names.append(name.value.decode())
+print(json.dumps({"init": rc, "names": names}))
+"""
+
 for tool in ("cargo", "cc", "gcc"):
     check(shutil.which(tool) is None, f"{tool} is on PATH, which this test must run without")
 
@@ -77,7 +92,14 @@ for profile, driver in profiles.items():
     once = run(profile, "nvitop", "--once", extra=["--live-pids"])
     check(once.returncode == 0 and ref["names"][0].split()[-1][:8] in once.stdout.replace("NVIDIA ", ""),
           f"{profile}: nvitop --once:\n{once.stdout}{once.stderr}")
-    print(f"{profile}: driver {driver}, {gpus} GPU(s): pynvml, gpustat and nvitop agree")
+    c = run(profile, sys.executable, "-c", CUDA)
+    if check(c.returncode == 0, f"{profile}: the CUDA check failed:\n{c.stdout}{c.stderr}"):
+        cuda = json.loads(c.stdout)
+        # A GPU with MIG on is a MIG device to CUDA ("<GPU's name> MIG <profile>").
+        same = len(cuda["names"]) == len(ref["names"]) and all(
+            c == n or c.startswith(n + " MIG ") for c, n in zip(sorted(cuda["names"]), sorted(ref["names"])))
+        check(cuda["init"] == 0 and same, f"{profile}: CUDA sees {cuda}, NVML {ref['names']}")
+    print(f"{profile}: driver {driver}, {gpus} GPU(s): pynvml, gpustat, nvitop and CUDA agree")
 
 # The issue's own example: eight A100s.
 g = run("a100", "gpustat", "--json")

@@ -36,6 +36,9 @@ expected = [
     f"{data}/lib/libnvml_mock.so", f"{data}/lib/libnvidia-ml.so.1", f"{data}/lib/libnvidia-ml.so",
     f"{data}/lib/driver-*/libnvidia-ml.so.1", f"{data}/lib/driver-*/libnvidia-ml.so",
     f"{data}/lib/profile-*/libnvidia-ml.so.1", f"{data}/lib/profile-*/libnvidia-ml.so",
+    f"{data}/lib/libcuda.so.1", f"{data}/lib/libcuda.so",
+    f"{data}/lib/driver-*/libcuda.so.1", f"{data}/lib/driver-*/libcuda.so",
+    f"{data}/lib/profile-*/libcuda.so.1", f"{data}/lib/profile-*/libcuda.so",
     f"{data}/profiles/*.yaml",
     f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD", f"{info}/entry_points.txt",
     f"{info}/licenses/LICENSE-MIT", f"{info}/licenses/LICENSE-APACHE",
@@ -52,6 +55,7 @@ for n in names:
 required = [p for p in expected if "*" not in p]
 required += [f"{data}/{d}/libnvidia-ml.so.1" for d in manifest["drivers"].values()]
 required += [f"{data}/{p['lib']}/libnvidia-ml.so.1" for p in manifest["profiles"].values()]
+required += [f"{data}/{d}/libcuda.so.1" for d in manifest["drivers"].values()]
 required += [f"{data}/lib/{lib}" for lib in manifest["libraries"]]
 required += [f"{data}/profiles/{p}.yaml" for p in manifest["profiles"]]
 for r in required:

@@ -5,6 +5,7 @@
 //! bin/nvml-mock                      the program (ctl, capture, lib, profiles)
 //! lib/libnvml_mock.so                the mock (and every library of LIBRARIES)
 //! lib/libnvidia-ml.so.1, .so         the plain mock: every function, no driver
+//! lib/libcuda.so.1, .so              the CUDA driver API beside each libnvidia-ml.so.1 (a filter of the mock)
 //! lib/driver-<V>/libnvidia-ml.so.1   exactly the functions of driver V, for each driver of a built-in profile
 //! lib/profile-<P>/libnvidia-ml.so.1  profile P's own, where it differs from its driver's
 //! profiles/                          the built-in profiles' YAML
@@ -168,8 +169,11 @@ fn forwarder(program: &Path, dir: &Path, args: &[&str], mock: &str) -> Result<()
     if !out.status.success() {
         bail!("`nvml-mock lib {}` failed:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
     }
-    let source = dir.join("forwarder.c");
-    std::fs::remove_file(&source).with_context(|| format!("cannot remove {}", source.display()))
+    // The C sources of the forwarder and of the CUDA filter beside it (`libcuda.so.1`).
+    for source in ["forwarder.c", "cuda-filter.c"].map(|f| dir.join(f)) {
+        std::fs::remove_file(&source).with_context(|| format!("cannot remove {}", source.display()))?;
+    }
+    Ok(())
 }
 
 /// The built-in profiles (`nvml-mock profiles`): name, driver, number of GPUs.
