@@ -123,7 +123,11 @@ pub fn scratch(target: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("nvmlkit-fuzz-{target}-{}", std::process::id()));
     if !dir.is_dir() {
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("cannot create the fuzz scratch directory");
+        // Mode 0700, as the mock requires of its runtime directory (`nvml_mock::private`),
+        // whatever the umask.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&dir)
+            .expect("cannot create the fuzz scratch directory");
     }
     dir
 }
