@@ -277,8 +277,8 @@ impl System {
         carried: Option<&System>,
         mig: &BTreeMap<usize, MigTree>,
     ) -> Result<System, String> {
-        let devices: Vec<Box<Device>> = (r.specs.iter().zip(&r.tables).enumerate())
-            .map(|(index, (spec, table))| {
+        let devices: Vec<Box<Device>> = (r.specs.iter().zip(&r.tables).zip(&r.mig_tables).enumerate())
+            .map(|(index, ((spec, table), mig_table))| {
                 let state = match carried.and_then(|c| c.devices.get(index)) {
                     Some(old) => old.state.clone(),
                     None => {
@@ -286,10 +286,10 @@ impl System {
                         Arc::new(Mutex::new(state))
                     }
                 };
-                // A GPU of the same values as in the system replaced keeps its table, and its
-                // tree where neither changed.
+                // A GPU of the same values as in the system replaced keeps its tree where
+                // neither changed.
                 let same = carried.and_then(|c| c.devices.get(index)).filter(|o| Arc::ptr_eq(&o.spec, spec));
-                let mig_table = same.map_or_else(|| Arc::new(MigTable::of(spec)), |o| o.mig_table.clone());
+                let mig_table = mig_table.clone();
                 let tree = match (mig.get(&index), same.filter(|o| !o.mig_changed)) {
                     (Some(t), _) => Some(t.clone()),
                     (None, Some(o)) => o.mig.clone(),

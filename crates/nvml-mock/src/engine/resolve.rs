@@ -14,6 +14,7 @@ use crate::answer::Entry;
 use crate::generated::names::FUNCTIONS;
 use crate::generated::tables::{HAND_WRITTEN, MIN_ARCH, PRIVILEGED, VERSIONED};
 use crate::profile::{Entries, Flat, Profile};
+use crate::session::mig::Table as MigTable;
 use crate::session::Changes;
 
 /// Functions whose header names a newer architecture than the GPUs a real driver answers them
@@ -145,6 +146,9 @@ pub struct Resolved {
     pub specs: Vec<Arc<Flat>>,
     /// Each GPU's table.
     pub tables: Vec<Arc<Table>>,
+    /// Each GPU's MIG instance profiles and placements (made once per resolved profile, not
+    /// at each `nvmlInit`).
+    pub mig_tables: Vec<Arc<MigTable>>,
     /// The system's table.
     pub system: Arc<Table>,
     pub absent: Arc<BTreeSet<String>>,
@@ -205,6 +209,7 @@ impl Resolved {
         Resolved {
             specs: profile.devices.clone(),
             tables: tables.into_iter().map(Arc::new).collect(),
+            mig_tables: profile.devices.iter().map(|d| Arc::new(MigTable::of(d))).collect(),
             system: Arc::new(system),
             absent: Arc::new(absent),
             recorded: recorded.into(),
