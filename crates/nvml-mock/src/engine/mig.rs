@@ -8,9 +8,6 @@
 //! serial ([`handle_of`]), kept for the life of the process: a destroyed instance's handle is
 //! never another's, and answers `INVALID_ARGUMENT`, as a handle that is no longer valid does.
 
-// The instances of a system are boxed, as they were when handles were their addresses.
-#![allow(clippy::vec_box)]
-
 use std::collections::BTreeMap;
 use std::ffi::c_uint;
 use std::sync::Mutex;
@@ -56,7 +53,7 @@ pub struct GpuInstance {
     pub placement: (u32, u32),
     /// Its compute slices.
     pub slices: u32,
-    pub compute_instances: Vec<Box<ComputeInstance>>,
+    pub compute_instances: Vec<ComputeInstance>,
     handle: usize,
 }
 
@@ -147,7 +144,7 @@ pub fn check_tree(d: &Device) -> Result<(), String> {
 }
 
 /// The GPU instances of a device's tree (none unless MIG mode is on), with their handles.
-pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
+pub fn gpu_instances(d: &Device) -> Vec<GpuInstance> {
     let Some(tree) = d.mig.as_ref().filter(|t| t.mode) else { return Vec::new() };
     let table = &d.mig_table;
     let mut index = 0;
@@ -156,7 +153,7 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
             let compute_instances = (g.cis.iter())
                 .map(|c| {
                     index += 1;
-                    Box::new(ComputeInstance {
+                    ComputeInstance {
                         serial: c.serial,
                         id: c.id,
                         profile: c.profile,
@@ -166,10 +163,10 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                         uuid: c.uuid.clone(),
                         handle: handle_of(d.index, c.serial, Kind::Ci),
                         mig_handle: handle_of(d.index, c.serial, Kind::Mig),
-                    })
+                    }
                 })
                 .collect();
-            Box::new(GpuInstance {
+            GpuInstance {
                 device: d.index,
                 serial: g.serial,
                 id: g.id,
@@ -179,7 +176,7 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                 slices: table.gi_slices(g.profile),
                 compute_instances,
                 handle: handle_of(d.index, g.serial, Kind::Gi),
-            })
+            }
         })
         .collect()
 }
@@ -192,7 +189,7 @@ pub fn tree(d: &Device) -> Result<&Tree, nvmlReturn_t> {
 impl System {
     pub fn gpu_instance(&self, h: nvmlGpuInstance_t) -> Result<&GpuInstance, nvmlReturn_t> {
         let h = h as usize;
-        self.gpu_instances.iter().find(|g| g.handle == h).map(|g| &**g).ok_or(NVML_ERROR_INVALID_ARGUMENT)
+        self.gpu_instances.iter().find(|g| g.handle == h).ok_or(NVML_ERROR_INVALID_ARGUMENT)
     }
 
     /// The compute instance behind a handle, with its GPU instance.
@@ -220,7 +217,7 @@ impl System {
     /// A GPU's GPU instances.
     pub fn instances_of(&self, d: &Device) -> impl Iterator<Item = &GpuInstance> {
         let index = d.index;
-        self.gpu_instances.iter().filter(move |g| g.device == index).map(|g| &**g)
+        self.gpu_instances.iter().filter(move |g| g.device == index)
     }
 }
 
@@ -639,7 +636,7 @@ pub fn nvmlGpuInstanceGetComputeInstances(
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
         let found: Vec<nvmlComputeInstance_t> =
-            g.compute_instances.iter().filter(|c| c.profile_id == profile_id).map(|c| ci_handle(c)).collect();
+            g.compute_instances.iter().filter(|c| c.profile_id == profile_id).map(ci_handle).collect();
         put_all(count, cis, &found)
     })
 }

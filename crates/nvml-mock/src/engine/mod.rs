@@ -152,18 +152,18 @@ pub struct Live {
 /// The GPU instances of every device, shared by the systems a `ctl` change makes (their
 /// addresses are their handles).
 #[derive(Debug, Clone, Default)]
-pub struct Instances(Arc<Vec<Box<GpuInstance>>>);
+pub struct Instances(Arc<Vec<GpuInstance>>);
 
 impl std::ops::Deref for Instances {
-    type Target = [Box<GpuInstance>];
+    type Target = [GpuInstance];
     fn deref(&self) -> &Self::Target {
         &self.0
     }
 }
 
 impl<'a> IntoIterator for &'a Instances {
-    type Item = &'a Box<GpuInstance>;
-    type IntoIter = std::slice::Iter<'a, Box<GpuInstance>>;
+    type Item = &'a GpuInstance;
+    type IntoIter = std::slice::Iter<'a, GpuInstance>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }
