@@ -29,8 +29,10 @@ const MISSING: *mut c_void = NonNull::<u8>::dangling().as_ptr().cast();
 pub struct NvmlLib {
     lib: libloading::Library,
     path: PathBuf,
-    /// One per entry of `SYMBOLS`: null until looked up, then the address or `MISSING`.
-    slots: Box<[AtomicPtr<c_void>]>,
+    /// One per entry of `SYMBOLS`: null until looked up, then the address or `MISSING`. Held
+    /// in the struct (not boxed) and sized by `SYMBOLS`, so that a call loads its slot at a
+    /// fixed offset with no bounds check.
+    slots: [AtomicPtr<c_void>; SYMBOLS.len()],
 }
 
 impl fmt::Debug for NvmlLib {
@@ -69,7 +71,7 @@ impl NvmlLib {
             Ok(lib) => Ok(NvmlLib {
                 lib,
                 path: PathBuf::from(path),
-                slots: SYMBOLS.iter().map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
+                slots: [const { AtomicPtr::new(ptr::null_mut()) }; SYMBOLS.len()],
             }),
             Err(e) => Err(LoadError { attempts: vec![(PathBuf::from(path), e.to_string())], from_env: false }),
         }
@@ -94,13 +96,20 @@ impl NvmlLib {
     #[inline]
     pub(crate) fn symbol(&self, slot: usize) -> Result<*mut c_void, MissingSymbol> {
         let p = self.slots[slot].load(Ordering::Acquire);
+        // One comparison on the fast path: null (not looked up) is 0 and `MISSING` is 1.
+        if (p as usize) <= MISSING as usize {
+            return self.unresolved(slot, p);
+        }
+        Ok(p)
+    }
+
+    /// `symbol` for a slot not looked up yet (null) or looked up and missing.
+    #[cold]
+    fn unresolved(&self, slot: usize, p: *mut c_void) -> Result<*mut c_void, MissingSymbol> {
         if p.is_null() {
             return self.lookup(slot);
         }
-        if p == MISSING {
-            return Err(MissingSymbol::new(std::slice::from_ref(&SYMBOLS[slot])));
-        }
-        Ok(p)
+        Err(MissingSymbol::new(std::slice::from_ref(&SYMBOLS[slot])))
     }
 
     #[cold]

@@ -1,5 +1,7 @@
 //! The library's lifetime: loading, `nvmlInit`, and `nvmlShutdown` when the last user is gone.
 
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -45,44 +47,86 @@ pub(crate) fn current_error_string(code: sys::nvmlReturn_t) -> Option<String> {
     crate::ffi::error_string(&inner.lib, code)
 }
 
-/// How a handle reaches its library: borrowing an `Nvml`, or owning a reference to it.
+/// How a handle reaches its library: borrowing an `Nvml` for `'n`, or owning a reference to it.
+///
+/// Either way it holds the library's `Arc`, so that a call costs one load to reach the
+/// function table (a getter is a few loads and the call; an enum of `&Arc` and `Arc` cost a
+/// branch and a load more). A borrowed one holds a copy of the borrowed `Arc` that never
+/// counts and is never dropped; an owned one holds a count, released on drop.
 #[derive(Clone)]
-pub(crate) enum NvmlRef<'n> {
-    Borrowed(&'n Arc<Inner>),
-    Owned(Arc<Inner>),
+pub(crate) struct NvmlRef<'n> {
+    arc: ArcRef,
+    _borrow: PhantomData<&'n Arc<Inner>>,
 }
 
-impl NvmlRef<'_> {
+/// The `Arc` of an [`NvmlRef`], counted (owned) or not (borrowed). Its `Drop` lives here, on a
+/// type without the borrow's lifetime, so that a borrowing handle, like a reference, need not
+/// outlive its `Nvml` only to be dropped.
+struct ArcRef {
+    arc: ManuallyDrop<Arc<Inner>>,
+    owned: bool,
+}
+
+impl<'n> NvmlRef<'n> {
+    /// A handle's reference that borrows `arc` for `'n`.
     #[inline]
-    pub(crate) fn lib(&self) -> &sys::NvmlLib {
-        &self.inner().lib
+    fn borrowed(arc: &'n Arc<Inner>) -> NvmlRef<'n> {
+        // SAFETY: the copy shares `arc`'s allocation without a count of its own. The allocation
+        // lives while `arc` does, at least for `'n`, which the `PhantomData` borrows it for (so
+        // nobody can drop or mutate it meanwhile); the copy is used only through this
+        // `NvmlRef<'n>` and its clones, and never dropped (`ArcRef` drops only an owned one).
+        let copy = unsafe { std::ptr::read(arc) };
+        NvmlRef { arc: ArcRef { arc: ManuallyDrop::new(copy), owned: false }, _borrow: PhantomData }
+    }
+
+    /// A handle's reference that owns one count of `arc`.
+    #[inline]
+    fn owned(arc: Arc<Inner>) -> NvmlRef<'static> {
+        NvmlRef { arc: ArcRef { arc: ManuallyDrop::new(arc), owned: true }, _borrow: PhantomData }
     }
 
     #[inline]
-    fn inner(&self) -> &Inner {
-        match self {
-            NvmlRef::Borrowed(i) => i,
-            NvmlRef::Owned(i) => i,
-        }
+    pub(crate) fn lib(&self) -> &sys::NvmlLib {
+        &self.arc.arc.lib
     }
 
     /// How the running driver numbers the field ids.
     #[inline]
     pub(crate) fn fields(&self) -> sys::FieldNumbering {
-        self.inner().fields
+        self.arc.arc.fields
     }
 
     pub(crate) fn into_owned(self) -> NvmlRef<'static> {
-        match self {
-            NvmlRef::Borrowed(i) => NvmlRef::Owned(Arc::clone(i)),
-            NvmlRef::Owned(i) => NvmlRef::Owned(i),
-        }
+        NvmlRef::owned(Arc::clone(&self.arc.arc))
     }
 
     pub(crate) fn to_nvml(&self) -> Nvml {
-        match self {
-            NvmlRef::Borrowed(i) => Nvml { inner: Arc::clone(i) },
-            NvmlRef::Owned(i) => Nvml { inner: Arc::clone(i) },
+        Nvml { inner: Arc::clone(&self.arc.arc) }
+    }
+}
+
+impl Clone for ArcRef {
+    #[inline]
+    fn clone(&self) -> Self {
+        if self.owned {
+            ArcRef { arc: ManuallyDrop::new(Arc::clone(&self.arc)), owned: true }
+        } else {
+            // SAFETY: as in `NvmlRef::borrowed`: `self` is an uncounted copy valid for the
+            // borrow of the `NvmlRef` that holds it, and so is this copy, which its clone of
+            // that `NvmlRef` holds; it is never dropped either.
+            let copy = unsafe { std::ptr::read(&*self.arc) };
+            ArcRef { arc: ManuallyDrop::new(copy), owned: false }
+        }
+    }
+}
+
+impl Drop for ArcRef {
+    #[inline]
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: an owned `ArcRef` holds one count of its `Arc`, released here once;
+            // `self.arc` is not used after this.
+            unsafe { ManuallyDrop::drop(&mut self.arc) }
         }
     }
 }
@@ -143,7 +187,7 @@ impl Nvml {
     }
 
     pub(crate) fn nref(&self) -> NvmlRef<'_> {
-        NvmlRef::Borrowed(&self.inner)
+        NvmlRef::borrowed(&self.inner)
     }
 
     /// Shuts the library down now (`nvmlShutdown`) and returns its answer, when this is its

@@ -178,12 +178,18 @@ fn an_old_driver_is_reached_through_the_unversioned_names() {
     let procs = d.running_compute_processes().expect("falls back to nvmlDeviceGetComputeRunningProcesses");
     assert_eq!(procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(), [(777, Some(5 << 20))]);
     // Owned handles and clones share one init: one shutdown when the last is dropped.
+    // Borrowed handles hold no count: cloning and dropping them shuts nothing down.
+    drop((d.clone(), d.clone()));
     let owned = d.into_owned();
+    let owned_too = owned.clone();
     let clone = nvml.clone();
     drop(nvml);
     drop(clone);
     assert_eq!(counter(&raw, "stub_shutdowns"), 0, "an owned device is alive");
     drop(owned);
+    assert_eq!(counter(&raw, "stub_shutdowns"), 0, "a clone of the owned device is alive");
+    assert_eq!(owned_too.nvml().device_count(), Ok(2), "the library is still initialised");
+    drop(owned_too);
     assert_eq!(counter(&raw, "stub_shutdowns"), 1, "one nvmlShutdown for one init");
     // A second Nvml is a second init and a second shutdown.
     drop(Nvml::builder().library_path(&path).init().unwrap());
