@@ -56,32 +56,89 @@ fn command(program: &Path, lib: &Path) -> Command {
     c
 }
 
-/// The C client, compiled against the vendored `cuda.h` and `nvml.h`.
-fn client(lib: &Path) -> PathBuf {
-    let exe = lib.join("client");
-    let header = |dir: &str| {
-        let base = root().join(dir);
-        let newest = std::fs::read_dir(&base)
-            .expect("the vendored headers")
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("provenance.yaml").is_file())
-            .max()
-            .expect("a vendored header");
-        format!("-I{}", newest.display())
-    };
+/// `-I` of the newest vendored header of `dir` (`cuda-headers`, `nvml-headers`).
+fn header(dir: &str) -> String {
+    let base = root().join(dir);
+    let newest = std::fs::read_dir(&base)
+        .expect("the vendored headers")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("provenance.yaml").is_file())
+        .max()
+        .expect("a vendored header");
+    format!("-I{}", newest.display())
+}
+
+/// `tests/c/NAME.c` compiled into `lib` with `flags`, linked with the libraries there.
+fn compile(lib: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let exe = lib.join(name);
     let out = Command::new(std::env::var_os("CC").unwrap_or_else(|| "cc".into()))
-        .arg(root().join("crates/cuda-mock/tests/c/client.c"))
-        .args([header("cuda-headers"), header("nvml-headers")])
-        // The deprecated functions (cuDeviceComputeCapability) are the driver's too.
-        .args(["-DCUDA_ENABLE_DEPRECATED", "-Wall", "-Werror", "-o"])
+        .arg(root().join(format!("crates/cuda-mock/tests/c/{name}.c")))
+        .args(flags)
+        .args(["-Wall", "-Werror", "-o"])
         .arg(&exe)
         .arg(format!("-L{}", lib.display()))
         .args(["-lcuda", "-lnvidia-ml", "-Wl,-z,now"])
         .output()
         .expect("the C compiler `cc` ($CC)");
-    assert!(out.status.success(), "the client does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{name}.c does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
     exe
+}
+
+/// The C client, compiled against the vendored `cuda.h` and `nvml.h`.
+fn client(lib: &Path) -> PathBuf {
+    // The deprecated functions (cuDeviceComputeCapability) are the driver's too.
+    compile(lib, "client", &[&header("cuda-headers"), &header("nvml-headers"), "-DCUDA_ENABLE_DEPRECATED"])
+}
+
+/// The functions the mock's `libcuda.so.1` answers (not with `CUDA_ERROR_NOT_SUPPORTED`), each
+/// with whether a parameter is a pointer, from the generated exports: an export of a function
+/// of `gen-config/cuda.yaml` hands its call to `cuda::<module>::<function>`.
+fn answered_functions() -> Vec<(String, bool)> {
+    let dir = root().join("crates/nvml-mock/src/generated/cuda/exports");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("the generated exports").flatten() {
+        let text = std::fs::read_to_string(entry.path()).expect("an exports file");
+        for item in text.split("pub unsafe extern \"C\" fn ").skip(1) {
+            let name = item.split('(').next().unwrap_or_default().trim().to_string();
+            let Some((params, rest)) = item.split_once(") -> CUresult") else { continue };
+            let body = rest.split("#[no_mangle]").next().unwrap_or_default();
+            if body.contains(&format!("::{name}(")) && !body.contains("unsupported(") {
+                out.push((name, params.contains("*mut") || params.contains("*const")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_cuda_mock_touches_no_byte_outside_a_callers_buffer() {
+    let lib = lib_dir("guard");
+    let guard_h = format!("-I{}", root().join("crates/nvml-mock/tests/c").display());
+    // Every name is the symbol it spells: the legacy `cuDeviceTotalMem` takes 32 bits.
+    let exe =
+        compile(lib.as_path(), "guard_pages", &[&header("cuda-headers"), &guard_h, "-D__CUDA_API_VERSION_INTERNAL"]);
+    let answered = answered_functions();
+    assert!(answered.len() > 40, "the exports answer {} functions: {answered:?}", answered.len());
+    for profile in ["h100", "a100", "b200", "t4", "l40s-vgpu"] {
+        let out = command(&exe, &lib).env("NVML_MOCK_PROFILE", profile).output().expect("the harness");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("ok (0 failures)"),
+            "{profile}:\n{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let called: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("CALLED ")).collect();
+        let missing: Vec<&str> =
+            answered.iter().filter(|(f, ptr)| *ptr && !called.contains(&f.as_str())).map(|(f, _)| f.as_str()).collect();
+        assert!(missing.is_empty(), "{profile}: functions with a pointer the harness does not call: {missing:?}");
+        let devices = text.lines().find_map(|l| l.strip_prefix("DEVICES ")).unwrap_or("?");
+        eprintln!(
+            "{profile}: {} functions with pointers called on {devices} devices, no byte touched outside",
+            called.len()
+        );
+    }
 }
 
 #[test]
