@@ -565,3 +565,52 @@ fn the_path_check_resolves_against_the_block() {
     assert_eq!(missing.len(), 1, "{missing:?}");
     assert!(missing[0].starts_with("`types.rs`"), "{missing:?}");
 }
+
+/// The lint attributes of generated Rust `text` that are not a whole file's `#![allow]` under
+/// the comment that gives its reason, as `line: text`.
+fn stray_allows(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let item_level = ["#[allow(", "#[expect(", "#[warn(", "#[deny("].iter().any(|a| t.starts_with(a));
+        let unexplained = t.starts_with("#![allow(") && !i.checked_sub(1).is_some_and(|p| lines[p].starts_with("// "));
+        if item_level || unexplained {
+            out.push(format!("{}: {t}", i + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn generated_files_allow_lints_only_for_the_whole_file_and_say_why() {
+    let root = project_root();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for krate in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let dir = krate.path().join("src/generated");
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for f in files {
+            seen += 1;
+            let text = std::fs::read_to_string(&f).unwrap();
+            wrong.extend(stray_allows(&text).into_iter().map(|w| format!("{}:{w}", f.display())));
+        }
+    }
+    assert!(seen > 100, "only {seen} generated files found");
+    assert!(
+        wrong.is_empty(),
+        "lint attributes on items, or without a reason, in generated files:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_allow_check_sees_item_level_and_unexplained_allows() {
+    let text = "// Why.\n#![allow(dead_code)]\n#![allow(unused)]\n#[allow(unused_imports)]\nuse a::*;\n";
+    assert_eq!(stray_allows(text), ["3: #![allow(unused)]", "4: #[allow(unused_imports)]"]);
+    assert!(stray_allows("// The header's names.\n#![allow(non_snake_case)]\nfn f() {}\n").is_empty());
+}

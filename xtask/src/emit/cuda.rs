@@ -213,7 +213,8 @@ fn types(model: &Model, d: &mut Diagnostics) -> TokenStream {
         items.push(quote!(pub type #name = #ty;));
     }
     quote! {
-        use core::ffi::*;
+        // The C scalars the prototypes name, for the exports too (which import this module).
+        pub use core::ffi::*;
         #(#items)*
     }
 }
@@ -315,10 +316,7 @@ fn exports_of(functions: &[&crate::model::Function], hand_written: &BTreeMap<Str
         engine.push(quote!(unsupported));
     }
     quote! {
-        // A group's prototypes name some of the C scalars and of the header's types.
-        #[allow(unused_imports)]
-        use core::ffi::*;
-        #[allow(unused_imports)]
+        // The header's types and the C scalars: every prototype names `CUresult`.
         use super::super::types::*;
         use super::super::names::id;
         use super::super::super::super::cuda::{#(#engine),*};

@@ -57,7 +57,7 @@
 #![allow(clippy::too_many_arguments)]
 // A function without behaviour takes every C parameter and answers without them.
 #![allow(unused_variables)]
-use core::ffi::*;
+pub use core::ffi::*;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CUDA_ARRAY3D_DESCRIPTOR_st {

@@ -57,9 +57,6 @@
 #![allow(clippy::too_many_arguments)]
 // A function without behaviour takes every C parameter and answers without them.
 #![allow(unused_variables)]
-#[allow(unused_imports)]
-use core::ffi::*;
-#[allow(unused_imports)]
 use super::super::types::*;
 use super::super::names::id;
 use super::super::super::super::cuda::{entry, unsupported};
