@@ -650,6 +650,20 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
 /// Parses and checks a profile with `overlay` put over its devices, each put checked as the
 /// profile's own values are (a device the profile lacks is an error).
 pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile, String> {
+    parse_devices(text, origin, overlay, false)
+}
+
+/// Whether the profile loads with `overlay` put over its devices, as [`parse_with`] says, and
+/// its number of GPUs. A built-in profile's devices that `overlay` leaves as they are load (a
+/// test loads every built-in), so only those it changes are made (`nvml-mock ctl` checks each
+/// command so, in a process of its own).
+pub fn check_with(text: &str, origin: &str, overlay: &Overlay) -> Result<usize, String> {
+    let builtin = BUILTIN.iter().any(|(_, t)| *t == text);
+    parse_devices(text, origin, overlay, builtin).map(|p| p.devices.len())
+}
+
+/// [`parse_with`]; with `only_overlaid`, the devices `overlay` does not change are left empty.
+fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: bool) -> Result<Profile, String> {
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
     let prepared = prepare(text, origin)?;
     let root = &prepared.root;
@@ -701,6 +715,10 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
     let shared = &prepared.defaults;
     let mut devices_made = Vec::with_capacity(devices.len());
     for (i, d) in devices.iter().enumerate() {
+        if only_overlaid && !overlay.contains_key(&i) {
+            devices_made.push(Flat::default());
+            continue;
+        }
         let puts = overlay.get(&i).map(Vec::as_slice).unwrap_or_default();
         let made = match (shared, defaults.as_mapping()) {
             (Some(shared), Some(defaults)) => shared.device(defaults, d, i, puts),
@@ -1403,6 +1421,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_check_of_the_changed_devices_says_what_loading_the_whole_profile_says() {
+        let put = |i: usize, key: &str, v: Value| Overlay::from([(i, vec![Put::Key(key.into(), v)])]);
+        for (name, text) in BUILTIN {
+            let p = parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+            let last = p.devices.len() - 1;
+            let overlays = [
+                Overlay::new(),
+                put(0, "temperature.gpu", Value::from(91)),
+                put(last, "nvmlDeviceGetPowerUsage", Value::from(123_000)),
+                put(last, "memory.used", Value::from(1)),
+                put(0, "temperature.gpu", Value::from("hot")),
+                put(0, "nvmlDeviceGetPowerUsage", Value::from("lots")),
+                put(0, "tempreature.gpu", Value::from(1)),
+                put(last + 1, "temperature.gpu", Value::from(1)),
+                Overlay::from([(0, vec![Put::Field(141, Value::from(5))]), (last, vec![Put::Field(142, Value::from(7))])]),
+            ];
+            for overlay in &overlays {
+                let whole = parse_with(text, name, overlay).map(|p| p.devices.len());
+                assert_eq!(check_with(text, name, overlay), whole, "{name}: {overlay:?}");
+            }
+        }
+        // Another profile is loaded whole.
+        let text = "devices: [{memory: {used: 5}}, {memory: {total: lots}}]\n";
+        assert!(check_with(text, "x.yaml", &put(0, "memory.used", Value::from(1))).is_err());
     }
 
     #[test]
