@@ -1438,7 +1438,10 @@ mod tests {
                 put(0, "nvmlDeviceGetPowerUsage", Value::from("lots")),
                 put(0, "tempreature.gpu", Value::from(1)),
                 put(last + 1, "temperature.gpu", Value::from(1)),
-                Overlay::from([(0, vec![Put::Field(141, Value::from(5))]), (last, vec![Put::Field(142, Value::from(7))])]),
+                Overlay::from([
+                    (0, vec![Put::Field(141, Value::from(5))]),
+                    (last, vec![Put::Field(142, Value::from(7))]),
+                ]),
             ];
             for overlay in &overlays {
                 let whole = parse_with(text, name, overlay).map(|p| p.devices.len());
