@@ -80,6 +80,38 @@ pub fn unpack(bytes: &[u8]) -> Option<Value> {
     (reader.at == bytes.len()).then_some(v)
 }
 
+/// The packed value of `key` in the packed mapping `bytes`, read without making the values:
+/// `None` when `bytes` is not a mapping or has no such (string) key.
+pub fn get<'a>(bytes: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let mut reader = Reader { bytes, at: 0 };
+    if *reader.take(1)?.first()? != MAPPING {
+        return None;
+    }
+    for _ in 0..reader.len()? {
+        let k = reader.skip(0)?;
+        let v = reader.skip(0)?;
+        if k.first() == Some(&STRING) && k.get(5..) == Some(key.as_bytes()) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The number of items of the packed list `bytes`; `None` when it is not one.
+pub fn items(bytes: &[u8]) -> Option<usize> {
+    let mut reader = Reader { bytes, at: 0 };
+    (*reader.take(1)?.first()? == SEQUENCE).then(|| reader.len()).flatten()
+}
+
+/// The strings of the packed list `bytes` (or the one string it is); `None` for another value.
+pub fn strings(bytes: &[u8]) -> Option<Vec<String>> {
+    match unpack(bytes)? {
+        Value::String(s) => Some(vec![s]),
+        Value::Sequence(items) => items.into_iter().map(|v| v.as_str().map(str::to_string)).collect(),
+        _ => None,
+    }
+}
+
 /// How deep values may nest: a packed tree is the library's own, but a wrong one must not
 /// overflow the stack.
 const MAX_DEPTH: usize = 256;
@@ -89,7 +121,7 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Option<&[u8]> {
         let end = self.at.checked_add(n)?;
         let taken = self.bytes.get(self.at..end)?;
@@ -109,6 +141,43 @@ impl Reader<'_> {
     fn string(&mut self) -> Option<String> {
         let n = self.len()?;
         std::str::from_utf8(self.take(n)?).ok().map(str::to_string)
+    }
+
+    /// Steps over one value: its bytes.
+    fn skip(&mut self, depth: usize) -> Option<&'a [u8]> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let start = self.at;
+        match *self.take(1)?.first()? {
+            NULL | FALSE | TRUE => {}
+            UINT | INT | FLOAT => {
+                self.take(8)?;
+            }
+            STRING => {
+                let n = self.len()?;
+                self.take(n)?;
+            }
+            SEQUENCE => {
+                for _ in 0..self.len()? {
+                    self.skip(depth + 1)?;
+                }
+            }
+            MAPPING => {
+                for _ in 0..self.len()? {
+                    self.skip(depth + 1)?;
+                    self.skip(depth + 1)?;
+                }
+            }
+            TAGGED => {
+                let n = self.len()?;
+                self.take(n)?;
+                self.skip(depth + 1)?;
+            }
+            _ => return None,
+        }
+        let bytes: &'a [u8] = self.bytes;
+        bytes.get(start..self.at)
     }
 
     fn value(&mut self, depth: usize) -> Option<Value> {
@@ -177,5 +246,20 @@ mod tests {
         assert_eq!(unpack(&[SEQUENCE, 0xff, 0xff, 0xff, 0xff]), None);
         assert_eq!(unpack(&[42]), None);
         assert_eq!(unpack(&[]), None);
+    }
+
+    #[test]
+    fn a_key_is_found_without_making_the_values() {
+        let text = "name: x\nbase: [a, b]\ndevices: [{}, {k: [1, 2]}, 3]\nother: !t {a: -1.5}\n";
+        let v: Value = serde_yaml::from_str(text).unwrap();
+        let mut bytes = Vec::new();
+        pack(&v, &mut bytes).unwrap();
+        assert_eq!(get(&bytes, "devices").and_then(items), Some(3));
+        assert_eq!(get(&bytes, "base").and_then(strings), Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(get(&bytes, "name").and_then(strings), Some(vec!["x".to_string()]));
+        assert_eq!(get(&bytes, "other").and_then(unpack), v.get("other").cloned());
+        assert_eq!(get(&bytes, "nope"), None);
+        assert_eq!(get(&bytes, "name").and_then(items), None);
+        assert_eq!(get(&bytes[..bytes.len() - 1], "nope"), None);
     }
 }

@@ -659,7 +659,70 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
 /// command so, in a process of its own).
 pub fn check_with(text: &str, origin: &str, overlay: &Overlay) -> Result<usize, String> {
     let builtin = BUILTIN.iter().any(|(_, t)| *t == text);
+    if builtin {
+        if let Some(checked) = check_alone(origin, text, overlay) {
+            return checked;
+        }
+    }
     parse_devices(text, origin, overlay, builtin).map(|p| p.devices.len())
+}
+
+/// Keys whose value a device's other values are checked against (its processes' memory
+/// against `memory.used`, a vGPU host's instances against the types), or that change how
+/// other puts apply (`recorded_fields` and field values): a put of one needs its device made.
+const CHECKED_TOGETHER: &[&str] =
+    &["memory.used", "processes.compute", "processes.graphics", "vgpu.instances", "checks", "recorded_fields"];
+
+/// [`check_with`] of a built-in profile (`text`) without making a device, where each put is a
+/// key and value checked alone: a put goes into its device as it is (after the device's own
+/// keys are flattened and templated), and the device's other values load, so a put fails only
+/// on what it is. `None` where that does not hold (a field value, a key of
+/// [`CHECKED_TOGETHER`]) or the profile's GPUs cannot be counted from its packed form.
+fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usize, String>> {
+    let together = |k: &str| {
+        CHECKED_TOGETHER.iter().any(|c| k.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with('.')))
+    };
+    if !overlay.values().flatten().all(|p| matches!(p, Put::Key(k, _) if !together(k))) {
+        return None;
+    }
+    let gpus = builtin_gpus(text, 0)?;
+    let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
+    if let Some(i) = overlay.keys().find(|i| **i >= gpus) {
+        return Some(Err(fail("devices", format!("GPU {i} does not exist (the profile has GPUs 0 to {})", gpus - 1))));
+    }
+    for (i, puts) in overlay {
+        let mut own = Flattened::new();
+        for p in puts {
+            if let Put::Key(k, v) = p {
+                own.insert(k.clone(), Cow::Borrowed(v));
+            }
+        }
+        let flat = match made(own, ObjectKind::Device, "") {
+            Ok(flat) => flat,
+            Err(m) => return Some(Err(fail(&format!("devices[{i}]"), m))),
+        };
+        if let Err((path, m)) = check_keys(&flat, DEVICE_KEYS, "") {
+            return Some(Err(fail(&format!("devices[{i}].{path}"), m)));
+        }
+    }
+    Some(Ok(gpus))
+}
+
+/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from the
+/// packed trees: its own `devices`, else the last of its bases' that has some.
+fn builtin_gpus(text: &str, depth: usize) -> Option<usize> {
+    let texts = BUILTIN.iter().chain(BASES);
+    let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
+    let (_, (_, bytes)) = texts.zip(packed).find(|((_, t), _)| *t == text)?;
+    if let Some(devices) = crate::packed::get(bytes, "devices") {
+        return crate::packed::items(devices);
+    }
+    if depth > 16 {
+        return None;
+    }
+    let bases = crate::packed::strings(crate::packed::get(bytes, "base")?)?;
+    let text_of = |name: &str| BASES.iter().chain(BUILTIN).find(|(n, _)| *n == name).map(|(_, t)| *t);
+    bases.iter().rev().find_map(|b| builtin_gpus(text_of(b)?, depth + 1))
 }
 
 /// [`parse_with`]; with `only_overlaid`, the devices `overlay` does not change are left empty.
@@ -1442,12 +1505,42 @@ mod tests {
                     (0, vec![Put::Field(141, Value::from(5))]),
                     (last, vec![Put::Field(142, Value::from(7))]),
                 ]),
+                put(1, "nvmlDeviceGetComputeMode", Value::from("NVML_COMPUTEMODE_PROHIBITED")),
+                put(1, "nvmlDeviceGetComputeMode", Value::from("NVML_NOPE")),
+                put(1, "nvmlDeviceGetName", Value::from("Renamed {index}")),
+                put(1, "nvmlDeviceGetNmae", Value::from("x")),
+                put(1, "nvmlDeviceGetCpuAffinity", Value::from(3)),
+                put(1, "mig.device.nvmlDeviceGetName", Value::from("MIG")),
+                put(1, "mig.nvmlDeviceGetName", Value::from("MIG")),
+                put(1, "brand", Value::from("NVML_BRAND_NVIDIA")),
+                put(1, "pci", Value::from(1)),
+                put(1, "nvmlDeviceGetMemoryInfo", Value::from(1)),
+                put(1, "nvmlDeviceGetEncoderCapacity", Value::from(1)),
+                put(0, "processes.compute", Value::Sequence(vec![])),
+                put(0, "recorded_fields", Value::from(5)),
+                put(0, "memory.used_extra", Value::from(5)),
+                Overlay::from([
+                    (0, vec![Put::Key("recorded_fields".into(), Value::from(5)), Put::Field(141, Value::from(5))]),
+                    (1, vec![Put::Key("uuid".into(), Value::from("GPU-x")), Put::Key("fans".into(), Value::from(2))]),
+                ]),
+                Overlay::from([
+                    (0, vec![Put::Key("uuid".into(), Value::from("GPU-x"))]),
+                    (1, vec![Put::Key("temperature.gpu".into(), Value::from(-3))]),
+                ]),
             ];
+            let mut alone = 0;
             for overlay in &overlays {
                 let whole = parse_with(text, name, overlay).map(|p| p.devices.len());
                 assert_eq!(check_with(text, name, overlay), whole, "{name}: {overlay:?}");
+                if let Some(checked) = check_alone(name, text, overlay) {
+                    assert_eq!(checked, whole, "{name}: {overlay:?}");
+                    alone += 1;
+                }
             }
+            assert_eq!(alone, 20, "{name}: the puts checked alone");
         }
+        // The GPUs of each built-in, counted from its packed form.
+        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t, 0) == parse(t, n).ok().map(|p| p.devices.len())));
         // Another profile is loaded whole.
         let text = "devices: [{memory: {used: 5}}, {memory: {total: lots}}]\n";
         assert!(check_with(text, "x.yaml", &put(0, "memory.used", Value::from(1))).is_err());
