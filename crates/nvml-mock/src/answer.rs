@@ -257,8 +257,32 @@ pub fn enum_constants(name: &str) -> &'static [&'static str] {
     ENUMS.binary_search_by(|(e, _)| (*e).cmp(name)).ok().map(|i| ENUMS[i].1).unwrap_or_default()
 }
 
+/// Where a value is in a profile, for messages: written out only when one is needed (a
+/// recorded GPU's values are thousands, and nearly all of them are right).
+#[derive(Debug, Clone, Copy)]
+pub enum Path<'a> {
+    At(&'a str),
+    /// A mapping's key under a path: `path.key`.
+    Key(&'a Path<'a>, &'a Value),
+    /// A named member under a path (an output): `path.name`.
+    Name(&'a Path<'a>, &'a str),
+    /// A list's item under a path: `path[i]`.
+    Index(&'a Path<'a>, usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::At(p) => f.write_str(p),
+            Path::Key(p, k) => write!(f, "{p}.{}", key_text(k)),
+            Path::Name(p, n) => write!(f, "{p}.{n}"),
+            Path::Index(p, i) => write!(f, "{p}[{i}]"),
+        }
+    }
+}
+
 /// An `error` entry: `{error: CODE, reason: "..."}`; `None` when `v` is not one.
-pub fn parse_error(v: &Value, path: &str) -> Option<Result<Entry, String>> {
+pub fn parse_error<P: std::fmt::Display + ?Sized>(v: &Value, path: &P) -> Option<Result<Entry, String>> {
     let m = v.as_mapping()?;
     let code = m.get("error")?;
     for k in m.keys() {
@@ -286,10 +310,10 @@ pub fn parse_error(v: &Value, path: &str) -> Option<Result<Entry, String>> {
 
 /// Checks a profile's value of `function` (at `path`, for messages) against its schema.
 pub fn parse_entry(f: &FunctionSchema, v: &Value, path: &str) -> Result<Entry, String> {
-    parse_level(f, f.selectors, v, path)
+    parse_level(f, f.selectors, v, &Path::At(path))
 }
 
-fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -> Result<Entry, String> {
+fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &Path) -> Result<Entry, String> {
     if let Some(e) = parse_error(v, path) {
         return e;
     }
@@ -313,7 +337,7 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
         if val.is_null() {
             continue;
         }
-        let kp = format!("{path}.{}", key_text(k));
+        let kp = Path::Key(path, k);
         let entry = parse_level(f, rest, val, &kp)?;
         if k.as_str() == Some("*") {
             other = Some(Box::new(entry));
@@ -329,6 +353,10 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
 /// selector (its constants, numbers or `"*"`) down to `error` entries; a value it does not list
 /// is answered by the engine.
 pub fn parse_selected_errors(function: &str, selectors: &[Field], v: &Value, path: &str) -> Result<Entry, String> {
+    selected_errors(function, selectors, v, &Path::At(path))
+}
+
+fn selected_errors(function: &str, selectors: &[Field], v: &Value, path: &Path) -> Result<Entry, String> {
     if let Some(e) = parse_error(v, path) {
         return e;
     }
@@ -343,8 +371,8 @@ pub fn parse_selected_errors(function: &str, selectors: &[Field], v: &Value, pat
     let mut by = BTreeMap::new();
     let mut other = None;
     for (k, val) in m {
-        let kp = format!("{path}.{}", key_text(k));
-        let entry = parse_selected_errors(function, rest, val, &kp)?;
+        let kp = Path::Key(path, k);
+        let entry = selected_errors(function, rest, val, &kp)?;
         if k.as_str() == Some("*") {
             other = Some(Box::new(entry));
             continue;
@@ -355,7 +383,7 @@ pub fn parse_selected_errors(function: &str, selectors: &[Field], v: &Value, pat
     Ok(Entry::Select { by, other })
 }
 
-fn parse_values(f: &FunctionSchema, v: &Value, path: &str) -> Result<Entry, String> {
+fn parse_values(f: &FunctionSchema, v: &Value, path: &Path) -> Result<Entry, String> {
     let [only] = f.outputs else {
         let m = v.as_mapping().ok_or_else(|| {
             let names: Vec<&str> = f.outputs.iter().map(|o| o.name).collect();
@@ -369,7 +397,7 @@ fn parse_values(f: &FunctionSchema, v: &Value, path: &str) -> Result<Entry, Stri
         }
         let mut out = Vec::new();
         for o in f.outputs {
-            let p = format!("{path}.{}", o.name);
+            let p = Path::Name(path, o.name);
             let x = m.get(o.name).ok_or_else(|| format!("{p}: missing"))?;
             out.push(parse_output(o, x, &p)?);
         }
@@ -378,12 +406,12 @@ fn parse_values(f: &FunctionSchema, v: &Value, path: &str) -> Result<Entry, Stri
     Ok(Entry::Values(vec![parse_output(only, v, path)?]))
 }
 
-fn parse_output(o: &Output, v: &Value, path: &str) -> Result<Val, String> {
+fn parse_output(o: &Output, v: &Value, path: &Path) -> Result<Val, String> {
     match o.shape {
         Shape::Value => parse_value(&o.ty, v, path),
         Shape::List => {
             let items = v.as_sequence().ok_or_else(|| format!("{path}: expected a list"))?;
-            let items = items.iter().enumerate().map(|(i, x)| parse_value(&o.ty, x, &format!("{path}[{i}]")));
+            let items = items.iter().enumerate().map(|(i, x)| parse_value(&o.ty, x, &Path::Index(path, i)));
             Ok(Val::List(items.collect::<Result<_, _>>()?))
         }
     }
@@ -408,7 +436,7 @@ fn integer(v: &Value) -> Option<i128> {
 }
 
 /// Checks one value against its type.
-pub fn parse_value(t: &T, v: &Value, path: &str) -> Result<Val, String> {
+pub fn parse_value(t: &T, v: &Value, path: &Path) -> Result<Val, String> {
     let bad = |want: &str| format!("{path}: expected {want}, found {}", short(v));
     match t {
         T::Int { signed, bits } => {
@@ -461,7 +489,7 @@ pub fn parse_value(t: &T, v: &Value, path: &str) -> Result<Val, String> {
             if items.len() > *n {
                 return Err(format!("{path}: {} values, at most {n} fit", items.len()));
             }
-            let items = items.iter().enumerate().map(|(i, x)| parse_value(e, x, &format!("{path}[{i}]")));
+            let items = items.iter().enumerate().map(|(i, x)| parse_value(e, x, &Path::Index(path, i)));
             Ok(Val::List(items.collect::<Result<_, _>>()?))
         }
         T::Record(r) | T::Union(r) => {
@@ -470,13 +498,15 @@ pub fn parse_value(t: &T, v: &Value, path: &str) -> Result<Val, String> {
             let mut fields = BTreeMap::new();
             let mut member = None;
             for (k, x) in m {
-                let kp = format!("{path}.{}", key_text(k));
+                let kp = Path::Key(path, k);
                 let Some((i, f)) = rs.fields.iter().enumerate().find(|(_, f)| Some(f.name) == k.as_str()) else {
                     let names: Vec<&str> = rs.fields.iter().map(|f| f.name).collect();
                     return Err(format!("{kp}: not a field of {r} ({})", names.join(", ")));
                 };
                 let val = parse_value(&f.ty, x, &kp)?;
-                member = Some((i, val.clone()));
+                if rs.union {
+                    member = Some((i, val.clone()));
+                }
                 fields.insert(f.name, val);
             }
             if rs.union {

@@ -410,6 +410,26 @@ pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: Option<std::time::
     }
 }
 
+/// Swaps the directory entries `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`):
+/// neither is followed if it is a link. An error where either is missing or the file system
+/// (or the kernel) cannot exchange them.
+pub fn exchange(a: &std::path::Path, b: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &std::path::Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both paths are NUL-terminated strings that outlive the call; `renameat2` reads
+    // them and touches no other memory of ours.
+    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 /// The user id this process runs as.
 pub fn user_id() -> u32 {
     // SAFETY: `getuid` cannot fail and touches no memory of ours.

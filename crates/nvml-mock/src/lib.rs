@@ -68,10 +68,11 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `schema`, `generated::names`, `generated::history`, `generated::cuda`: NVML's
-//!    buffer protocols over raw pointers, the types of the function tables, the header's names
-//!    and the branch that introduced each function; `cuda.h`'s names and types (its exports
-//!    are a layer of their own, below).
+//! 1. `ffi`, `schema`, `packed`, `generated::names`, `generated::history`, `generated::cuda`:
+//!    NVML's buffer protocols over raw pointers, the types of the function tables, a YAML tree
+//!    in the binary form `build.rs` packs the built-in profiles in, the header's names and the
+//!    branch that introduced each function; `cuda.h`'s names and types (its exports are a
+//!    layer of their own, below).
 //! 2. `generated::tables`, `driver`, `private`: the functions answered from a profile's values,
 //!    and those written by hand; the functions each driver version has; files and directories
 //!    only their owner can use.
@@ -110,6 +111,7 @@ mod driver;
 pub mod driver_lib;
 mod engine;
 mod ffi;
+mod packed;
 pub mod private;
 mod profile;
 mod reading;

@@ -98,11 +98,20 @@ pub fn open_rw(path: &Path) -> Result<File, String> {
 
 /// Opens `path` to read, as [`open_rw`] does; `None` if there is no such file.
 pub fn open_read(path: &Path) -> Result<Option<File>, String> {
-    match no_follow().read(true).open(path) {
-        Ok(file) => check_own_file(&file, path).map(|()| Some(file)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(open_error(path, e)),
+    // A file with no name left was replaced ([`replace`]) between the open and the check: the
+    // one there now is opened instead (a few times at most: each replace is one command's).
+    for _ in 0..100 {
+        let file = match no_follow().read(true).open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(open_error(path, e)),
+        };
+        if file.metadata().is_ok_and(|m| m.nlink() == 0) {
+            continue;
+        }
+        return check_own_file(&file, path).map(|()| Some(file));
     }
+    Err(format!("{}: replaced 100 times while being opened; giving up", path.display()))
 }
 
 /// Writes `bytes` to a new file `path` of `mode`: never one that exists, never through a link.
@@ -139,6 +148,17 @@ pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> Result<(), String> {
             Err(e) => return Err(open_error(&tmp, e)),
         }
     };
+    // A regular file there is swapped with the new one, and the old one then removed: on ext4
+    // a rename over a file waits for the new file's data to be written out (its
+    // `auto_da_alloc`), which took 10 to 40 ms under the load of other builds where an
+    // exchange takes 0.1 ms. Anything else there (nothing, a link, a directory) is replaced by
+    // the rename, as is a regular file where the file system cannot exchange.
+    let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+    if regular && crate::ffi::exchange(&tmp, path).is_ok() {
+        return std::fs::remove_file(&tmp).map_err(|e| {
+            format!("{}: the file it replaced, moved to {}, is left: {e}", path.display(), tmp.display())
+        });
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         format!("{}: {e}", path.display())
@@ -219,5 +239,29 @@ mod tests {
         assert!(!std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
         let made = open_rw(&tmp.path().join("fresh")).unwrap();
         assert_eq!(made.metadata().unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn replace_puts_the_new_file_in_place_and_leaves_nothing_else() {
+        let tmp = TempDir::new("nvml-mock-private-test").unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, "secret").unwrap();
+        let state = tmp.path().join("s.yaml");
+        std::fs::hard_link(&victim, &state).unwrap();
+        // A regular file there (here one with another name: the victim's) is exchanged and
+        // removed, the victim left as it was; then the new file is replaced again.
+        for text in ["one", "two"] {
+            replace(&state, text.as_bytes(), 0o600).unwrap();
+            assert_eq!(std::fs::read_to_string(&state).unwrap(), text);
+            assert_eq!(std::fs::metadata(&state).unwrap().mode() & 0o777, 0o600);
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+        assert_eq!(std::fs::metadata(&victim).unwrap().nlink(), 1);
+        let mut names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["s.yaml", "victim"]);
     }
 }

@@ -16,8 +16,10 @@
 //! `NVML_ERROR_NOT_SUPPORTED`, as the driver does. In strings, `{index}` is replaced by the
 //! device's index.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use serde_yaml::{Mapping, Value};
 
@@ -28,36 +30,64 @@ use crate::generated::names::FUNCTIONS;
 use crate::generated::tables::{HAND_SELECTORS, HAND_WRITTEN};
 use crate::schema::ObjectKind;
 
-/// The built-in profiles, by name.
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("a100", include_str!("../profiles/a100.yaml")),
-    ("a100-r525", include_str!("../profiles/a100-r525.yaml")),
-    ("b200", include_str!("../profiles/b200.yaml")),
-    ("b200-r575", include_str!("../profiles/b200-r575.yaml")),
-    ("b200-r580.65", include_str!("../profiles/b200-r580.65.yaml")),
-    ("gb200", include_str!("../profiles/gb200.yaml")),
-    ("h100", include_str!("../profiles/h100.yaml")),
-    ("h100-r560", include_str!("../profiles/h100-r560.yaml")),
-    ("h200", include_str!("../profiles/h200.yaml")),
-    ("l40s", include_str!("../profiles/l40s.yaml")),
-    ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
-    ("t4", include_str!("../profiles/t4.yaml")),
-];
+/// Lists built-in YAML files by name: `$text` their texts, `$packed` their trees as
+/// `build.rs` packed them (`crate::packed`), which [`yaml`] reads instead of parsing the text.
+macro_rules! builtin {
+    ($(#[$doc:meta])* $text:ident, $packed:ident: $($name:literal => $file:literal,)*) => {
+        $(#[$doc])*
+        pub const $text: &[(&str, &str)] = &[$(($name, include_str!(concat!("../profiles/", $file, ".yaml"))),)*];
+        const $packed: &[(&str, &[u8])] =
+            &[$(($name, include_bytes!(concat!(env!("OUT_DIR"), "/profiles/", $file, ".bin"))),)*];
+    };
+}
 
-/// The built-in bases: what GPUs of an architecture (or a driver) share, for profiles to start
-/// from (`base: [base/hopper]`).
-pub const BASES: &[(&str, &str)] = &[
-    ("base/ampere", include_str!("../profiles/base/ampere.yaml")),
-    ("base/blackwell", include_str!("../profiles/base/blackwell.yaml")),
-    ("base/common", include_str!("../profiles/base/common.yaml")),
-    ("base/h100-80gb-hbm3", include_str!("../profiles/base/h100-80gb-hbm3.yaml")),
-    ("base/hopper", include_str!("../profiles/base/hopper.yaml")),
-    ("base/nvlink", include_str!("../profiles/base/nvlink.yaml")),
-    ("base/pcie-only", include_str!("../profiles/base/pcie-only.yaml")),
-    ("base/renumbered-fields", include_str!("../profiles/base/renumbered-fields.yaml")),
-    ("base/ada", include_str!("../profiles/base/ada.yaml")),
-    ("base/turing", include_str!("../profiles/base/turing.yaml")),
-];
+builtin!(
+    /// The built-in profiles, by name.
+    BUILTIN, BUILTIN_PACKED:
+    "a100" => "a100",
+    "a100-r525" => "a100-r525",
+    "b200" => "b200",
+    "b200-r575" => "b200-r575",
+    "b200-r580.65" => "b200-r580.65",
+    "gb200" => "gb200",
+    "h100" => "h100",
+    "h100-r560" => "h100-r560",
+    "h200" => "h200",
+    "l40s" => "l40s",
+    "l40s-vgpu" => "l40s-vgpu",
+    "t4" => "t4",
+);
+
+builtin!(
+    /// The built-in bases: what GPUs of an architecture (or a driver) share, for profiles to
+    /// start from (`base: [base/hopper]`).
+    BASES, BASES_PACKED:
+    "base/ampere" => "base/ampere",
+    "base/blackwell" => "base/blackwell",
+    "base/common" => "base/common",
+    "base/h100-80gb-hbm3" => "base/h100-80gb-hbm3",
+    "base/hopper" => "base/hopper",
+    "base/nvlink" => "base/nvlink",
+    "base/pcie-only" => "base/pcie-only",
+    "base/renumbered-fields" => "base/renumbered-fields",
+    "base/ada" => "base/ada",
+    "base/turing" => "base/turing",
+);
+
+/// The YAML tree of `text`: a built-in file's (the same text) read from its packed form, any
+/// other text parsed. The error names `origin`.
+fn yaml(text: &str, origin: &str) -> Result<Value, String> {
+    let texts = BUILTIN.iter().chain(BASES);
+    let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
+    // A file that did not parse when the library was built has no packed form: its text is
+    // parsed, for the parser's error.
+    let tree =
+        texts.zip(packed).find(|((_, t), _)| *t == text).and_then(|(_, (_, bytes))| crate::packed::unpack(bytes));
+    match tree {
+        Some(tree) => Ok(tree),
+        None => serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}")),
+    }
+}
 
 /// The profile used when `NVML_MOCK_PROFILE` is unset.
 pub const DEFAULT: &str = "h100";
@@ -240,7 +270,11 @@ pub const TOP_KEYS: &[&str] = &[
 /// object they belong to: `mig.device.nvmlDeviceGetName`). The values are hashed: the
 /// functions written by hand look them up on every call.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Flat(HashMap<String, Value, BuildHasherDefault<KeyHasher>>, pub Entries);
+pub struct Flat(Values, pub Entries);
+
+/// Values by dotted path, each shared: the GPUs of a profile share its defaults' values
+/// (a recorded GPU's are thousands), not copies of them.
+type Values = HashMap<Arc<str>, Arc<Value>, BuildHasherDefault<KeyHasher>>;
 
 /// Function values by function name.
 pub type Entries = BTreeMap<String, std::sync::Arc<Entry>>;
@@ -285,7 +319,7 @@ impl Hasher for KeyHasher {
 impl Flat {
     /// Every value by dotted path (function values aside), sorted.
     pub fn values(&self) -> BTreeMap<&str, &Value> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v)).collect()
+        self.0.iter().map(|(k, v)| (&**k, &**v)).collect()
     }
 
     /// The function values of the object at `prefix` (`""`: this one).
@@ -305,11 +339,11 @@ impl Flat {
     }
 
     pub fn value(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+        self.0.get(key).map(|v| &**v)
     }
 
     pub fn u64(&self, key: &str) -> Option<u64> {
-        self.0.get(key).and_then(Value::as_u64)
+        self.value(key).and_then(Value::as_u64)
     }
 
     pub fn u32(&self, key: &str) -> Option<u32> {
@@ -317,24 +351,24 @@ impl Flat {
     }
 
     pub fn i64(&self, key: &str) -> Option<i64> {
-        self.0.get(key).and_then(Value::as_i64)
+        self.value(key).and_then(Value::as_i64)
     }
 
     pub fn bool(&self, key: &str) -> Option<bool> {
-        self.0.get(key).and_then(Value::as_bool)
+        self.value(key).and_then(Value::as_bool)
     }
 
     pub fn str(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(Value::as_str)
+        self.value(key).and_then(Value::as_str)
     }
 
     pub fn list(&self, key: &str) -> Option<&[Value]> {
-        self.0.get(key).and_then(Value::as_sequence).map(|s| s.as_slice())
+        self.value(key).and_then(Value::as_sequence).map(|s| s.as_slice())
     }
 
     /// A `Const` value: a constant's name or a number.
     pub fn constant(&self, key: &str) -> Option<i128> {
-        const_value(self.0.get(key)?)
+        const_value(self.value(key)?)
     }
 }
 
@@ -491,7 +525,7 @@ impl Profile {
     /// Makes the profile's driver `version` (`system.driver_version` and what derives from it),
     /// for a profile that names none.
     pub fn set_driver(&mut self, version: &Version) {
-        self.system.0.insert("driver_version".to_string(), Value::String(version.as_str().to_string()));
+        self.system.0.insert(Arc::from("driver_version"), Arc::new(Value::String(version.as_str().to_string())));
         self.driver_branch = Some(version.branch());
         self.driver = Some(version.clone());
     }
@@ -532,19 +566,20 @@ pub enum Put {
 pub type Overlay = BTreeMap<usize, Vec<Put>>;
 
 /// Puts `puts` over a device's flattened values.
-fn put_over(flat: &mut BTreeMap<String, Value>, puts: &[Put]) {
+fn put_over<'a>(flat: &mut Flattened<'a>, puts: &'a [Put]) {
     for p in puts {
         match p {
             Put::Key(k, v) => {
-                flat.insert(k.clone(), v.clone());
+                flat.insert(k.clone(), Cow::Borrowed(v));
             }
             Put::Field(id, v) => {
-                let fields =
-                    flat.entry("recorded_fields".to_string()).or_insert_with(|| Value::Mapping(Mapping::new()));
+                let fields = flat
+                    .entry("recorded_fields".to_string())
+                    .or_insert_with(|| Cow::Owned(Value::Mapping(Mapping::new())));
                 if !fields.is_mapping() {
-                    *fields = Value::Mapping(Mapping::new());
+                    *fields = Cow::Owned(Value::Mapping(Mapping::new()));
                 }
-                if let Some(m) = fields.as_mapping_mut() {
+                if let Some(m) = fields.to_mut().as_mapping_mut() {
                     m.insert(Value::from(*id), v.clone());
                 }
             }
@@ -552,11 +587,15 @@ fn put_over(flat: &mut BTreeMap<String, Value>, puts: &[Put]) {
     }
 }
 
+/// A device's values by dotted path as [`flatten`] leaves them, those made for the device
+/// (templated, put over) owned, the others borrowed from the profile's tree.
+type Flattened<'a> = BTreeMap<String, Cow<'a, Value>>;
+
 /// A profile's text with its `base`s merged in (recursively): each base in order, then the
 /// profile, mapping by mapping; lists and values replace. `origin` is the profile's file (whose
 /// directory relative bases are read from) or name.
 fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
-    let root: Value = serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))?;
+    let root = yaml(text, origin)?;
     let Some(top) = root.as_mapping() else { return Ok(root) };
     let bases = match top.get("base") {
         None => return Ok(root),
@@ -611,8 +650,86 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
 /// Parses and checks a profile with `overlay` put over its devices, each put checked as the
 /// profile's own values are (a device the profile lacks is an error).
 pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile, String> {
+    parse_devices(text, origin, overlay, false)
+}
+
+/// Whether the profile loads with `overlay` put over its devices, as [`parse_with`] says, and
+/// its number of GPUs. A built-in profile's devices that `overlay` leaves as they are load (a
+/// test loads every built-in), so only those it changes are made (`nvml-mock ctl` checks each
+/// command so, in a process of its own).
+pub fn check_with(text: &str, origin: &str, overlay: &Overlay) -> Result<usize, String> {
+    let builtin = BUILTIN.iter().any(|(_, t)| *t == text);
+    if builtin {
+        if let Some(checked) = check_alone(origin, text, overlay) {
+            return checked;
+        }
+    }
+    parse_devices(text, origin, overlay, builtin).map(|p| p.devices.len())
+}
+
+/// Keys whose value a device's other values are checked against (its processes' memory
+/// against `memory.used`, a vGPU host's instances against the types), or that change how
+/// other puts apply (`recorded_fields` and field values): a put of one needs its device made.
+const CHECKED_TOGETHER: &[&str] =
+    &["memory.used", "processes.compute", "processes.graphics", "vgpu.instances", "checks", "recorded_fields"];
+
+/// [`check_with`] of a built-in profile (`text`) without making a device, where each put is a
+/// key and value checked alone: a put goes into its device as it is (after the device's own
+/// keys are flattened and templated), and the device's other values load, so a put fails only
+/// on what it is. `None` where that does not hold (a field value, a key of
+/// [`CHECKED_TOGETHER`]) or the profile's GPUs cannot be counted from its packed form.
+fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usize, String>> {
+    let together = |k: &str| {
+        CHECKED_TOGETHER.iter().any(|c| k.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with('.')))
+    };
+    if !overlay.values().flatten().all(|p| matches!(p, Put::Key(k, _) if !together(k))) {
+        return None;
+    }
+    let gpus = builtin_gpus(text, 0)?;
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
-    let root = with_bases(text, origin, 0)?;
+    if let Some(i) = overlay.keys().find(|i| **i >= gpus) {
+        return Some(Err(fail("devices", format!("GPU {i} does not exist (the profile has GPUs 0 to {})", gpus - 1))));
+    }
+    for (i, puts) in overlay {
+        let mut own = Flattened::new();
+        for p in puts {
+            if let Put::Key(k, v) = p {
+                own.insert(k.clone(), Cow::Borrowed(v));
+            }
+        }
+        let flat = match made(own, ObjectKind::Device, "") {
+            Ok(flat) => flat,
+            Err(m) => return Some(Err(fail(&format!("devices[{i}]"), m))),
+        };
+        if let Err((path, m)) = check_keys(&flat, DEVICE_KEYS, "") {
+            return Some(Err(fail(&format!("devices[{i}].{path}"), m)));
+        }
+    }
+    Some(Ok(gpus))
+}
+
+/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from the
+/// packed trees: its own `devices`, else the last of its bases' that has some.
+fn builtin_gpus(text: &str, depth: usize) -> Option<usize> {
+    let texts = BUILTIN.iter().chain(BASES);
+    let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
+    let (_, (_, bytes)) = texts.zip(packed).find(|((_, t), _)| *t == text)?;
+    if let Some(devices) = crate::packed::get(bytes, "devices") {
+        return crate::packed::items(devices);
+    }
+    if depth > 16 {
+        return None;
+    }
+    let bases = crate::packed::strings(crate::packed::get(bytes, "base")?)?;
+    let text_of = |name: &str| BASES.iter().chain(BUILTIN).find(|(n, _)| *n == name).map(|(_, t)| *t);
+    bases.iter().rev().find_map(|b| builtin_gpus(text_of(b)?, depth + 1))
+}
+
+/// [`parse_with`]; with `only_overlaid`, the devices `overlay` does not change are left empty.
+fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: bool) -> Result<Profile, String> {
+    let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
+    let prepared = prepare(text, origin)?;
+    let root = &prepared.root;
     let top = root.as_mapping().ok_or_else(|| fail("(top level)", "expected a mapping".into()))?;
     for k in top.keys() {
         let k = k.as_str().unwrap_or("");
@@ -627,11 +744,8 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
     if let Some(s) = top.get("system") {
         flatten("system", s, &mut system).map_err(|(path, m)| fail(&path, m))?;
     }
-    p.system = Flat(
-        system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect(),
-        Entries::new(),
-    );
-    take_entries(&mut p.system, ObjectKind::System, "system.").map_err(|m| fail("system", m))?;
+    let system = system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect();
+    p.system = made(borrowed(system), ObjectKind::System, "system.").map_err(|m| fail("system", m))?;
     check_keys(&p.system, SYSTEM_KEYS, "system.").map_err(|(path, m)| fail(&path, m))?;
     p.privileged = p.system.bool("privileged").unwrap_or(true);
     p.live_pids = top.get("live_pids").and_then(Value::as_bool).unwrap_or(false);
@@ -661,11 +775,15 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
     }
     // The defaults are flattened, parsed and checked once for every device (a recorded GPU's
     // are thousands of values); a device then only adds what it names itself.
-    let shared = Defaults::of(defaults);
+    let shared = &prepared.defaults;
     let mut devices_made = Vec::with_capacity(devices.len());
     for (i, d) in devices.iter().enumerate() {
+        if only_overlaid && !overlay.contains_key(&i) {
+            devices_made.push(Flat::default());
+            continue;
+        }
         let puts = overlay.get(&i).map(Vec::as_slice).unwrap_or_default();
-        let made = match (&shared, defaults.as_mapping()) {
+        let made = match (shared, defaults.as_mapping()) {
             (Some(shared), Some(defaults)) => shared.device(defaults, d, i, puts),
             _ => None,
         };
@@ -798,6 +916,39 @@ pub fn parse_with(text: &str, origin: &str, overlay: &Overlay) -> Result<Profile
     Ok(p)
 }
 
+/// A profile's text with its bases merged in, and its defaults made once for every device: what
+/// [`parse_with`] makes of a text before the devices and what is put over them.
+struct Prepared {
+    root: Value,
+    /// `None` where the devices are made from the defaults whole ([`Defaults::of`]).
+    defaults: Option<Defaults>,
+}
+
+/// What [`parse_with`] starts from: for a built-in profile's text, made once per process and
+/// kept (a process that takes in `nvml-mock ctl` changes loads its profile again with each).
+fn prepare(text: &str, origin: &str) -> Result<Arc<Prepared>, String> {
+    let make = || -> Result<Prepared, String> {
+        let root = with_bases(text, origin, 0)?;
+        let no_defaults = Value::Mapping(Mapping::new());
+        let defaults = root.get("device_defaults").unwrap_or(&no_defaults);
+        let defaults = if root.is_mapping() { Defaults::of(defaults) } else { None };
+        Ok(Prepared { root, defaults })
+    };
+    // The same text is the same tree: a built-in's has no bases but built-in ones.
+    let Some((name, _)) = BUILTIN.iter().find(|(_, t)| *t == text) else { return make().map(Arc::new) };
+    type Kept = std::sync::Mutex<BTreeMap<&'static str, Arc<Prepared>>>;
+    static KEPT: std::sync::OnceLock<Kept> = std::sync::OnceLock::new();
+    let kept = KEPT.get_or_init(Kept::default);
+    if let Some(p) = kept.lock().ok().and_then(|k| k.get(name).cloned()) {
+        return Ok(p);
+    }
+    let p = Arc::new(make()?);
+    if let Ok(mut k) = kept.lock() {
+        k.insert(name, p.clone());
+    }
+    Ok(p)
+}
+
 /// Why a device could not be made from the shared defaults: a key that does not flatten, a
 /// function value that does not parse, or a key that is unknown or of the wrong kind.
 enum Failed {
@@ -812,12 +963,12 @@ fn whole_device(defaults: &Value, d: &Value, index: usize, puts: &[Put]) -> Resu
     merge(&mut merged, d);
     let mut flat = BTreeMap::new();
     flatten("", &merged, &mut flat).map_err(|(p, m)| Failed::Flatten(p, m))?;
+    let mut flat = borrowed(flat);
     for v in flat.values_mut() {
         template(v, index);
     }
     put_over(&mut flat, puts);
-    let mut flat = Flat(flat.into_iter().collect(), Entries::new());
-    take_entries(&mut flat, ObjectKind::Device, "").map_err(Failed::Entry)?;
+    let flat = made(flat, ObjectKind::Device, "").map_err(Failed::Entry)?;
     check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
     Ok(flat)
 }
@@ -827,7 +978,7 @@ fn whole_device(defaults: &Value, d: &Value, index: usize, puts: &[Put]) -> Resu
 /// over the defaults and flattening the result gives: the defaults' keys under the top-level
 /// keys the device names are replaced by the flattened merge of those keys alone.
 struct Defaults {
-    values: HashMap<String, Value, BuildHasherDefault<KeyHasher>>,
+    values: Values,
     entries: Entries,
     /// The values that hold `{index}`, made for each device.
     templated: BTreeMap<String, Value>,
@@ -845,11 +996,10 @@ impl Defaults {
         flatten("", defaults, &mut flat).ok()?;
         let templated: BTreeMap<String, Value> = (flat.iter())
             .filter(|(_, v)| v.as_str().is_some_and(|s| s.contains("{index}")))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), (*v).clone()))
             .collect();
         flat.retain(|k, _| !templated.contains_key(k));
-        let mut flat = Flat(flat.into_iter().collect(), Entries::new());
-        take_entries(&mut flat, ObjectKind::Device, "").ok()?;
+        let flat = made(borrowed(flat), ObjectKind::Device, "").ok()?;
         check_keys(&flat, DEVICE_KEYS, "").ok()?;
         Some(Defaults { values: flat.0, entries: flat.1, templated })
     }
@@ -858,26 +1008,30 @@ impl Defaults {
     /// it; `None` where `d` is to be merged whole (not a mapping, or an error entry).
     fn device(&self, defaults: &Mapping, d: &Value, index: usize, puts: &[Put]) -> Option<Result<Flat, Failed>> {
         let own_map = d.as_mapping().filter(|m| !m.contains_key("error"))?;
-        let mut merged = Mapping::new();
-        for (k, v) in own_map {
-            let value = match defaults.get(k) {
+        // The device's keys, each merged over the defaults' value where they have one.
+        let parts: Vec<(&Value, Cow<Value>)> = (own_map.iter())
+            .map(|(k, v)| match defaults.get(k) {
                 Some(base) => {
                     let mut base = base.clone();
                     merge(&mut base, v);
-                    base
+                    (k, Cow::Owned(base))
                 }
-                None => v.clone(),
-            };
-            merged.insert(k.clone(), value);
-        }
+                None => (k, Cow::Borrowed(v)),
+            })
+            .collect();
         let touched: Vec<&str> = own_map.keys().filter_map(Value::as_str).collect();
         let under = |k: &str| touched.contains(&k.split('.').next().unwrap_or(k));
         Some((|| {
+            // What flattening the merged mapping gives, key by key.
             let mut own = BTreeMap::new();
-            flatten("", &Value::Mapping(merged), &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+            for (k, v) in &parts {
+                let k = k.as_str().ok_or_else(|| Failed::Flatten(String::new(), "keys must be strings".into()))?;
+                flatten(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+            }
+            let mut own = borrowed(own);
             for (k, v) in &self.templated {
                 if !under(k) {
-                    own.insert(k.clone(), v.clone());
+                    own.insert(k.clone(), Cow::Borrowed(v));
                 }
             }
             for v in own.values_mut() {
@@ -886,17 +1040,16 @@ impl Defaults {
             let fields = "recorded_fields";
             if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !under(fields) {
                 if let Some(v) = self.values.get(fields) {
-                    own.insert(fields.to_string(), v.clone());
+                    own.insert(fields.to_string(), Cow::Borrowed(&**v));
                 }
             }
             put_over(&mut own, puts);
-            let replaced = |k: &String| own.contains_key(k) || under(k);
+            let replaced = |k: &str| own.contains_key(k) || under(k);
             let mut values = self.values.clone();
             values.retain(|k, _| !replaced(k));
             let mut entries = self.entries.clone();
             entries.retain(|k, _| !replaced(k));
-            let mut flat = Flat(own.into_iter().collect(), Entries::new());
-            take_entries(&mut flat, ObjectKind::Device, "").map_err(Failed::Entry)?;
+            let flat = made(own, ObjectKind::Device, "").map_err(Failed::Entry)?;
             check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
             values.extend(flat.0);
             entries.extend(flat.1);
@@ -944,9 +1097,9 @@ fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), 
     }
     let keys = ["utilization.gpu", "utilization.memory", "encoder.utilization", "decoder.utilization"];
     for (key, sum) in keys.into_iter().zip(sums) {
-        d.0.insert(key.to_string(), Value::from(sum.min(100)));
+        d.0.insert(Arc::from(key), Arc::new(Value::from(sum.min(100))));
     }
-    d.0.insert("memory.used".to_string(), Value::from(used));
+    d.0.insert(Arc::from("memory.used"), Arc::new(Value::from(used)));
     Ok(())
 }
 
@@ -1061,35 +1214,49 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
     Ok((id, entries))
 }
 
-/// Moves the keys that name functions out of `flat`'s values into its entries, checked.
-fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result<(), String> {
-    let mut keys: Vec<String> =
-        flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
-    keys.sort();
-    for key in keys {
-        // A hand-written function's own value (`DEVICE_KEYS`) stays a value, unless it is an error.
-        let is_error = flat.0.get(&key).and_then(|v| answer::parse_error(v, &key)).is_some();
-        if kind == ObjectKind::Device && key_kind(DEVICE_KEYS, &key).is_some() && !is_error {
-            continue;
+/// `flat`'s values (as [`flatten`] left them) with the keys that name functions parsed into
+/// its entries, checked, in key order (the first bad one is the error); a function value is
+/// parsed where it is, not copied: a recorded GPU's are thousands.
+fn made(flat: Flattened<'_>, kind: ObjectKind, shown_prefix: &str) -> Result<Flat, String> {
+    let mut out = Flat::default();
+    for (key, v) in flat {
+        match entry_of(&key, &v, kind, shown_prefix) {
+            None => {
+                out.0.insert(Arc::from(key), Arc::new(v.into_owned()));
+            }
+            Some(entry) => {
+                if let Some(entry) = entry? {
+                    out.1.insert(key, entry.into());
+                }
+            }
         }
-        let Some(v) = flat.0.remove(&key) else { continue };
-        // `null` removes a base's value.
-        if v.is_null() {
-            continue;
-        }
-        let (prefix, function) =
-            key.rsplit_once('.').map(|(p, f)| (format!("{p}."), f)).unwrap_or((String::new(), key.as_str()));
-        let object = match prefix.as_str() {
-            "" => kind,
-            "mig.device." => ObjectKind::Device,
-            "mig.gpu_instance." => ObjectKind::GpuInstance,
-            "mig.compute_instance." => ObjectKind::ComputeInstance,
-            _ => return Err(format!("{shown_prefix}{key}: function values belong to a device, `system`, `mig.device`, `mig.gpu_instance`, `mig.compute_instance`, a vGPU type or instance")),
-        };
-        let entry = parse_function_entry(function, &v, object, &format!("{shown_prefix}{key}"))?;
-        flat.1.insert(key, entry.into());
     }
-    Ok(())
+    Ok(out)
+}
+
+/// Whether the value at `key` is a function value, and if so the entry it makes (`None` for
+/// `null`, which removes a base's value), checked; `None` for a value that stays one.
+fn entry_of(key: &str, v: &Value, kind: ObjectKind, shown_prefix: &str) -> Option<Result<Option<Entry>, String>> {
+    if !key.rsplit('.').next().is_some_and(is_function_name) {
+        return None;
+    }
+    // A hand-written function's own value (`DEVICE_KEYS`) stays a value, unless it is an error.
+    if kind == ObjectKind::Device && key_kind(DEVICE_KEYS, key).is_some() && answer::parse_error(v, key).is_none() {
+        return None;
+    }
+    // `null` removes a base's value.
+    if v.is_null() {
+        return Some(Ok(None));
+    }
+    let (prefix, function) = key.rsplit_once('.').map(|(p, f)| (&key[..p.len() + 1], f)).unwrap_or(("", key));
+    let object = match prefix {
+        "" => kind,
+        "mig.device." => ObjectKind::Device,
+        "mig.gpu_instance." => ObjectKind::GpuInstance,
+        "mig.compute_instance." => ObjectKind::ComputeInstance,
+        _ => return Some(Err(format!("{shown_prefix}{key}: function values belong to a device, `system`, `mig.device`, `mig.gpu_instance`, `mig.compute_instance`, a vGPU type or instance"))),
+    };
+    Some(parse_function_entry(function, v, object, &format!("{shown_prefix}{key}")).map(Some))
 }
 
 /// One function's value for an object of `kind`: data checked against the function's schema,
@@ -1122,9 +1289,9 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
 
 /// Flattens nested mappings into dotted keys; lists, function values and `Map`-kind values stay
 /// whole.
-fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result<(), (String, String)> {
+fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut BTreeMap<String, &'a Value>) -> Result<(), (String, String)> {
     let Value::Mapping(m) = v else {
-        out.insert(prefix.to_string(), v.clone());
+        out.insert(prefix.to_string(), v);
         return Ok(());
     };
     let function = prefix.rsplit('.').next().is_some_and(is_function_name);
@@ -1132,7 +1299,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result
     let whole =
         function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
     if whole {
-        out.insert(prefix.to_string(), v.clone());
+        out.insert(prefix.to_string(), v);
         return Ok(());
     }
     for (k, val) in m {
@@ -1143,11 +1310,15 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result
     Ok(())
 }
 
-fn template(v: &mut Value, index: usize) {
-    if let Value::String(s) = v {
-        if s.contains("{index}") {
-            *s = s.replace("{index}", &index.to_string());
-        }
+/// [`flatten`]'s values, borrowed.
+fn borrowed(flat: BTreeMap<String, &Value>) -> Flattened<'_> {
+    flat.into_iter().map(|(k, v)| (k, Cow::Borrowed(v))).collect()
+}
+
+/// `{index}` in a string becomes the device's index.
+fn template(v: &mut Cow<Value>, index: usize) {
+    if let Some(s) = v.as_str().filter(|s| s.contains("{index}")) {
+        *v = Cow::Owned(Value::String(s.replace("{index}", &index.to_string())));
     }
 }
 
@@ -1219,6 +1390,22 @@ mod tests {
                 p.devices.iter().map(|d| d.str("uuid").unwrap().to_string()).collect();
             assert_eq!(uuids.len(), p.devices.len(), "{name}: UUIDs must differ");
         }
+    }
+
+    #[test]
+    fn the_packed_form_of_every_built_in_file_is_its_parsed_yaml() {
+        let texts = BUILTIN.iter().chain(BASES);
+        let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
+        assert_eq!(BUILTIN.len() + BASES.len(), BUILTIN_PACKED.len() + BASES_PACKED.len());
+        for ((name, text), (packed_name, bytes)) in texts.zip(packed) {
+            assert_eq!(name, packed_name);
+            let parsed: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(parsed.is_mapping(), "{name}");
+            assert_eq!(crate::packed::unpack(bytes).as_ref(), Some(&parsed), "{name}");
+            assert_eq!(yaml(text, name).as_ref(), Ok(&parsed), "{name}");
+        }
+        // Any other text is parsed, and its error names where it is from.
+        assert_eq!(yaml("a: [1", "x.yaml").map_err(|e| e.starts_with("profile x.yaml: ")), Err(true));
     }
 
     #[test]
@@ -1297,6 +1484,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_check_of_the_changed_devices_says_what_loading_the_whole_profile_says() {
+        let put = |i: usize, key: &str, v: Value| Overlay::from([(i, vec![Put::Key(key.into(), v)])]);
+        for (name, text) in BUILTIN {
+            let p = parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+            let last = p.devices.len() - 1;
+            let overlays = [
+                Overlay::new(),
+                put(0, "temperature.gpu", Value::from(91)),
+                put(last, "nvmlDeviceGetPowerUsage", Value::from(123_000)),
+                put(last, "memory.used", Value::from(1)),
+                put(0, "temperature.gpu", Value::from("hot")),
+                put(0, "nvmlDeviceGetPowerUsage", Value::from("lots")),
+                put(0, "tempreature.gpu", Value::from(1)),
+                put(last + 1, "temperature.gpu", Value::from(1)),
+                Overlay::from([
+                    (0, vec![Put::Field(141, Value::from(5))]),
+                    (last, vec![Put::Field(142, Value::from(7))]),
+                ]),
+                put(1, "nvmlDeviceGetComputeMode", Value::from("NVML_COMPUTEMODE_PROHIBITED")),
+                put(1, "nvmlDeviceGetComputeMode", Value::from("NVML_NOPE")),
+                put(1, "nvmlDeviceGetName", Value::from("Renamed {index}")),
+                put(1, "nvmlDeviceGetNmae", Value::from("x")),
+                put(1, "nvmlDeviceGetCpuAffinity", Value::from(3)),
+                put(1, "mig.device.nvmlDeviceGetName", Value::from("MIG")),
+                put(1, "mig.nvmlDeviceGetName", Value::from("MIG")),
+                put(1, "brand", Value::from("NVML_BRAND_NVIDIA")),
+                put(1, "pci", Value::from(1)),
+                put(1, "nvmlDeviceGetMemoryInfo", Value::from(1)),
+                put(1, "nvmlDeviceGetEncoderCapacity", Value::from(1)),
+                put(0, "processes.compute", Value::Sequence(vec![])),
+                put(0, "recorded_fields", Value::from(5)),
+                put(0, "memory.used_extra", Value::from(5)),
+                Overlay::from([
+                    (0, vec![Put::Key("recorded_fields".into(), Value::from(5)), Put::Field(141, Value::from(5))]),
+                    (1, vec![Put::Key("uuid".into(), Value::from("GPU-x")), Put::Key("fans".into(), Value::from(2))]),
+                ]),
+                Overlay::from([
+                    (0, vec![Put::Key("uuid".into(), Value::from("GPU-x"))]),
+                    (1, vec![Put::Key("temperature.gpu".into(), Value::from(-3))]),
+                ]),
+            ];
+            let mut alone = 0;
+            for overlay in &overlays {
+                let whole = parse_with(text, name, overlay).map(|p| p.devices.len());
+                assert_eq!(check_with(text, name, overlay), whole, "{name}: {overlay:?}");
+                if let Some(checked) = check_alone(name, text, overlay) {
+                    assert_eq!(checked, whole, "{name}: {overlay:?}");
+                    alone += 1;
+                }
+            }
+            assert_eq!(alone, 20, "{name}: the puts checked alone");
+        }
+        // The GPUs of each built-in, counted from its packed form.
+        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t, 0) == parse(t, n).ok().map(|p| p.devices.len())));
+        // Another profile is loaded whole.
+        let text = "devices: [{memory: {used: 5}}, {memory: {total: lots}}]\n";
+        assert!(check_with(text, "x.yaml", &put(0, "memory.used", Value::from(1))).is_err());
     }
 
     #[test]

@@ -386,6 +386,13 @@ impl State {
         profile::parse_with(&text, &origin, &changes.overlay())
     }
 
+    /// Whether the session's profile loads with `changes` over it, and its number of GPUs
+    /// ([`profile::check_with`]: of a built-in profile, only the GPUs changed are made).
+    fn check_with(&self, changes: &Changes) -> Result<usize, String> {
+        let (origin, text) = profile::source(&self.profile)?;
+        profile::check_with(&text, &origin, &changes.overlay())
+    }
+
     /// A description of the state, for `ctl show` (with the counters of `--times` in `shared`).
     pub(crate) fn show(&self, files: &Files, in_use: bool, shared: Option<&Shared>) -> String {
         let mut out = vec![
@@ -457,10 +464,7 @@ impl State {
     /// Applies `cmd`, checked against the session's profile; on error the state is as it was.
     /// Returns what changed, in words. Nothing outside the state changes until [`State::arm`].
     pub(crate) fn apply(&mut self, cmd: &Command) -> Result<String, String> {
-        let gpus = || -> Result<usize, String> {
-            let p = self.profile_with(&Changes::default())?;
-            Ok(p.devices.len())
-        };
+        let gpus = || self.check_with(&Changes::default());
         let check_gpu = |gpu: usize| -> Result<(), String> {
             let n = gpus()?;
             if gpu >= n {
@@ -481,7 +485,7 @@ impl State {
                 let target = self.target(key).map_err(|e| format!("set {gpu} {key}: {e}"))?;
                 let mut changes = self.changes.clone();
                 changes.set.entry(*gpu).or_default().insert(target.clone(), parsed);
-                self.profile_with(&changes).map_err(|e| format!("set {gpu} {key} {value}: {e}"))?;
+                self.check_with(&changes).map_err(|e| format!("set {gpu} {key} {value}: {e}"))?;
                 self.changes = changes;
                 Ok(match target {
                     Target::Field(id) => format!("GPU {gpu}: field {id} ({key}) is {value}"),

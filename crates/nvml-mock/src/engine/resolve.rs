@@ -98,17 +98,23 @@ pub struct Table {
 }
 
 impl Table {
-    /// The table of an object with function values `entries`: `arch` is the GPU's
-    /// architecture (none for the system).
-    pub fn new(profile: &Profile, absent: &BTreeSet<String>, entries: &Entries, arch: Option<u32>) -> Table {
+    /// The table of an object with function values `entries`: `absent` says by function id
+    /// which functions the driver lacks, `arch` is the GPU's architecture (none for the system).
+    pub fn new(profile: &Profile, absent: &[bool], entries: &Entries, arch: Option<u32>) -> Table {
         let facts = facts();
+        // The functions and the entries are both sorted by name: one pass over the two finds
+        // each function's own entry, where a lookup per function cost most of the table.
+        let mut own = entries.iter().peekable();
         let rows = FUNCTIONS
             .iter()
             .zip(facts)
-            .map(|(name, f)| {
-                let entry = std::iter::once(*name).chain(f.family.iter().copied()).find_map(|n| entries.get(n));
+            .enumerate()
+            .map(|(id, (name, f))| {
+                while own.next_if(|(k, _)| k.as_str() < *name).is_some() {}
+                let direct = own.peek().filter(|(k, _)| k.as_str() == *name).map(|(_, e)| *e);
+                let entry = direct.or_else(|| f.family.iter().find_map(|n| entries.get(*n)));
                 let shown = entry.map(|e| &**e);
-                let pre = if absent.contains(*name) {
+                let pre = if absent.get(id).copied().unwrap_or(false) {
                     Pre::Answer(NVML_ERROR_FUNCTION_NOT_FOUND)
                 } else if !profile.privileged && f.privileged {
                     Pre::Answer(NVML_ERROR_NO_PERMISSION)
@@ -160,6 +166,10 @@ pub struct Resolved {
 impl Resolved {
     pub fn new(profile: Profile, changes: Option<&Changes>) -> Resolved {
         let absent = super::absent_functions(&profile);
+        let mut absent_ids = vec![false; FUNCTIONS.len()];
+        for id in absent.iter().filter_map(|f| crate::answer::function_id(f)) {
+            absent_ids[id] = true;
+        }
         let mut tables: Vec<Table> = profile
             .devices
             .iter()
@@ -168,7 +178,7 @@ impl Resolved {
                     Some(Entry::Values(v)) => v.first().map(|a| a.uint() as u32),
                     _ => None,
                 };
-                Table::new(&profile, &absent, &d.1, arch)
+                Table::new(&profile, &absent_ids, &d.1, arch)
             })
             .collect();
         if let Some(c) = changes {
@@ -191,7 +201,7 @@ impl Resolved {
                 }
             }
         }
-        let system = Table::new(&profile, &absent, &profile.system.1, None);
+        let system = Table::new(&profile, &absent_ids, &profile.system.1, None);
         let mut recorded = vec![false; FUNCTIONS.len()];
         let all = std::iter::once(&profile.system.1)
             .chain(profile.devices.iter().map(|d| &d.1))
@@ -214,6 +224,29 @@ impl Resolved {
             absent: Arc::new(absent),
             recorded: recorded.into(),
             profile: Arc::new(profile),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_row_holds_the_entry_of_its_function_or_of_its_family() {
+        assert!(FUNCTIONS.windows(2).all(|w| w[0] < w[1]), "the functions are sorted by name");
+        for name in crate::testing::builtin_profiles() {
+            let profile = crate::profile::load(name).unwrap_or_else(|e| panic!("{e}"));
+            let absent = vec![false; FUNCTIONS.len()];
+            let objects = std::iter::once(&profile.system.1).chain(profile.devices.iter().map(|d| &d.1));
+            for entries in objects {
+                let table = Table::new(&profile, &absent, entries, None);
+                for ((function, f), row) in FUNCTIONS.iter().zip(facts()).zip(table.rows.iter()) {
+                    let looked_up =
+                        std::iter::once(*function).chain(f.family.iter().copied()).find_map(|n| entries.get(n));
+                    assert_eq!(row.entry.as_deref(), looked_up.map(|e| &**e), "{name}: {function}");
+                }
+            }
         }
     }
 }
