@@ -24,7 +24,8 @@
 //!   like a count.
 //!
 //! Nothing is written through a NULL pointer, inputs (but an in/out count or length, for its
-//! capacity) and handles are never dereferenced, and a
+//! capacity, and the count and array pointer of a list's record) and handles are never
+//! dereferenced, and a
 //! function without a reading a generated method follows (one wrapped by hand, one whose
 //! reading the documentation doubts, one that is not read) only answers a code: its pointers
 //! are not known well enough to write through. `nvmlErrorString` answers a NUL-terminated
