@@ -323,6 +323,24 @@ impl Plan {
             .any(|p| matches!(&p.role, Role::RecordList(l) if l.record == record))
     }
 
+    /// The inputs of list records that carry an enum their comment names (`One of \ref
+    /// nvmlProcessMode_t`), as `function.parameter->field` → the enum: what header-diff reads,
+    /// beside the `enums` rules, as typed by NVIDIA when the enum is new.
+    pub fn typed_fields(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for c in self.functions.values().filter_map(|c| c.as_ref().ok()) {
+            for p in &c.params {
+                let Role::RecordList(l) = &p.role else { continue };
+                for (field, v) in &l.inputs {
+                    if let Val::Enum(e) = v {
+                        out.insert(format!("{}.{}->{field}", c.symbol, p.name), e.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn method(&self, key: &str) -> Option<&Method> {
         self.methods.iter().find(|m| m.key == key)
     }

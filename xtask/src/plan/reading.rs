@@ -468,10 +468,8 @@ impl Reader<'_> {
                     )))
                 }
                 (None, false) => {
-                    return Some(Err(format!(
-                    "`{name}` holds a list, and the direction of `{}` is not documented (an `inputs` rule can give it)",
-                    fl.name
-                )))
+                    let why = "is not documented (an `inputs` rule can give it)";
+                    return Some(Err(format!("`{name}` holds a list, and the direction of `{}` {why}", fl.name)));
                 }
             }
             match self.field_val(fl) {
