@@ -248,7 +248,9 @@ fn compare_headers(
         safe: SafeDiff::default(),
     };
     if let (Some(old_api), Ok(new_api)) = (old_api, SafeApi::of(new)) {
-        diff.safe = safe::diff(old_api, &new_api, &diff, old, &new.bindings.enum_params);
+        let mut typed = new.bindings.enum_params.clone();
+        typed.extend(new.plan.typed_fields());
+        diff.safe = safe::diff(old_api, &new_api, &diff, old, &typed);
         diff.safe.kept = new.bindings.model.kept.clone();
     }
     diff.api_changes =

@@ -247,8 +247,8 @@ fn real_pair_12_9_79_to_13_0_39() {
     assert!(d.deprecations.iter().all(|x| x.new == xtask::diff::Deprecated::Documented));
     assert_eq!(d.new_versions.len(), 0);
     assert_eq!(d.api_changes, 81);
-    // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts takes a record that holds a pointer.
-    assert_eq!((automatic(&d), d.wrapping.len()), (8, 9));
+    // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, a list inside a versioned record, too.
+    assert_eq!((automatic(&d), d.wrapping.len()), (9, 9));
 }
 
 /// 12.2.140 → 12.3.52: records and enums are named as the signatures name them, the `_t`
@@ -305,12 +305,14 @@ fn real_pair_13_0_39_to_13_0_87_shows_renumbered_field_ids() {
 }
 
 /// Every header update of the corpus (the 32 consecutive pairs of `nvml-headers/corpus.txt`)
-/// through header-diff: under the current rules and generator, at most 3 would be a major
+/// through header-diff: under the current rules and generator, at most 4 would be a major
 /// release of nvmlkit, each only because of what NVIDIA changed in the header: it removed
 /// something the crates cannot keep (a field of a record that is still there: the record's new
 /// layout has no place for it; 12.2.128 → 12.2.140 and 12.2.140 → 12.3.52), or it added the
 /// enum that a parameter's documentation names (`nvmlNvlinkVersion_t` in 12.8.55, which
-/// `Device::nvlink_version` returns from then on). Removed functions and constants are kept
+/// `Device::nvlink_version` returns from then on) or a list record's field's
+/// (`nvmlProcessMode_t` in 13.3.29, which `Device::running_process_detail_list` takes from then
+/// on). Removed functions and constants are kept
 /// (deprecated); fields, variants and layouts added are minor; the raw conversions are outside
 /// the verdict. The report of every pair is printed (run with `--nocapture`).
 #[test]
@@ -346,7 +348,7 @@ fn every_header_update_is_a_minor_release_but_for_what_nvidia_removed_or_typed()
         not_removals.join("\n")
     );
     let names: Vec<String> = majors.iter().map(|d| format!("{} → {}", d.old.version, d.new.version)).collect();
-    assert!(majors.len() <= 3, "{} of 32 header updates would be major releases: {names:?}", majors.len());
+    assert!(majors.len() <= 4, "{} of 32 header updates would be major releases: {names:?}", majors.len());
 }
 
 /// A header is the same header however it is named: header-diff gives each of the 32 pairs of

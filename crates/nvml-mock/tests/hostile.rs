@@ -148,6 +148,38 @@ fn counted_arrays_stay_within_their_capacity() {
     );
 }
 
+/// A list inside a versioned record (`nvmlDeviceGetRunningProcessDetailList`: "numProcArrayEntries:
+/// Number of process entries in procArray"): at most the record's count of elements is written
+/// into its array, nothing through a NULL one, the inputs and the version stay as the caller set
+/// them, and the count answered is sometimes more than the capacity.
+#[test]
+fn lists_inside_records_stay_within_their_count() {
+    let Some(lib) = hostile("lists_inside_records_stay_within_their_count", "5") else { return };
+    let f = lib.nvmlDeviceGetRunningProcessDetailList().unwrap();
+    let (mut above, mut filled) = (0, 0);
+    for i in 0..CALLS {
+        let capacity = (i % 9) as c_uint;
+        let mut entries = Guarded::<nvmlProcessDetail_v1_t>::new(capacity as usize);
+        let array = if capacity == 0 { std::ptr::null_mut() } else { entries.ptr() };
+        let mut list = nvmlProcessDetailList_v1_t {
+            version: nvmlProcessDetailList_v1,
+            mode: 2,
+            numProcArrayEntries: capacity,
+            procArray: array,
+        };
+        unsafe { f(device(), &mut list) };
+        assert!(entries.guard_intact(), "call {i}: written past {capacity} elements");
+        assert_eq!((list.version, list.mode, list.procArray), (nvmlProcessDetailList_v1, 2, array), "call {i}");
+        if capacity == 0 {
+            assert!(entries.untouched(), "call {i}: written through a NULL array");
+        } else if !entries.bytes()[..std::mem::size_of::<nvmlProcessDetail_v1_t>()].iter().all(|b| *b == SENTINEL) {
+            filled += 1;
+        }
+        above += usize::from(list.numProcArrayEntries > capacity);
+    }
+    assert!(above > CALLS / 20 && filled > CALLS / 10, "counts above the capacity {above}, filled {filled}");
+}
+
 /// String buffers ("length: The maximum allowed length of the string returned in name"; "size:
 /// Size of the vgpuTypeClass buffer", in and out): at most `length` bytes are written; some
 /// answers have no NUL in the buffer, some are not UTF-8; a size by pointer may claim more.
@@ -246,21 +278,23 @@ fn values_are_garbage_within_their_size() {
 #[test]
 fn unread_functions_write_nothing() {
     let Some(lib) = hostile("unread_functions_write_nothing", "5") else { return };
-    let f = lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap();
+    // Not read: its record holds a list and `sampleValType`, whose direction no comment gives.
+    let f = lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap();
     let error_string = lib.nvmlErrorString().unwrap();
     let mut codes = BTreeSet::new();
     let (mut null, mut strings) = (0, 0);
     for i in 0..CALLS {
-        let mut samples = Guarded::<nvmlProcessUtilizationInfo_v1_t>::new(4);
+        let mut samples = Guarded::<nvmlVgpuInstanceUtilizationInfo_v1_t>::new(4);
         // The record as the caller fills it: its array points to `samples`.
-        let mut r = nvmlProcessesUtilizationInfo_t {
-            version: nvmlProcessesUtilizationInfo_v1,
-            processSamplesCount: 4,
+        let mut r = nvmlVgpuInstancesUtilizationInfo_t {
+            version: nvmlVgpuInstancesUtilizationInfo_v1,
+            sampleValType: 0,
+            vgpuInstanceCount: 4,
             lastSeenTimeStamp: 0,
-            procUtilArray: samples.ptr(),
+            vgpuUtilArray: samples.ptr(),
         };
         codes.insert(unsafe { f(device(), &mut r) });
-        assert_eq!((r.processSamplesCount, r.procUtilArray), (4, samples.ptr()), "call {i}: the record was written");
+        assert_eq!((r.vgpuInstanceCount, r.vgpuUtilArray), (4, samples.ptr()), "call {i}: the record was written");
         assert!(samples.untouched(), "call {i}: written through the pointer of an unread record");
         let s = unsafe { error_string(i as nvmlReturn_t) };
         if s.is_null() {

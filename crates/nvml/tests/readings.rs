@@ -528,6 +528,39 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int valuesCount, nvmlField
     return NVML_SUCCESS;
 }
 
+/* A list inside a versioned record: "processSamplesCount: Caller-supplied array size, and
+ * returns number of processes running"; "lastSeenTimeStamp: Return only samples with timestamp
+ * greater than lastSeenTimeStamp"; "NVML_ERROR_INSUFFICIENT_SIZE If procesesUtilInfo->procUtilArray
+ * is NULL, or the buffer size of procesesUtilInfo->procUtilArray is too small" (with "the
+ * recommended minimal buffer size at procesesUtilInfo->processSamplesCount");
+ * "NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of procesesUtilInfo is invalid";
+ * "NVML_ERROR_NOT_FOUND If sample entries are not found". Three processes, sampled at 10, 20
+ * and 30. */
+nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t d, nvmlProcessesUtilizationInfo_t *info) {
+    static const unsigned long long stamps[3] = {10, 20, 30};
+    unsigned int i, n = 0;
+    DEVICE(d);
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (info->version != nvmlProcessesUtilizationInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    for (i = 0; i < 3; i++) n += stamps[i] > info->lastSeenTimeStamp;
+    if (n == 0) return NVML_ERROR_NOT_FOUND;
+    if (!info->procUtilArray || info->processSamplesCount < n) {
+        info->processSamplesCount = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    n = 0;
+    for (i = 0; i < 3; i++) {
+        if (stamps[i] <= info->lastSeenTimeStamp) continue;
+        memset(&info->procUtilArray[n], 0, sizeof info->procUtilArray[n]);
+        info->procUtilArray[n].timeStamp = stamps[i];
+        info->procUtilArray[n].pid = 100 * (i + 1);
+        info->procUtilArray[n].smUtil = 7 * (i + 1);
+        n++;
+    }
+    info->processSamplesCount = n;
+    return NVML_SUCCESS;
+}
+
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -954,4 +987,19 @@ fn field_values_answer_for_the_ids_asked() {
             (FieldId::DEV_POWER_INSTANT, Value::UnsignedInt(FieldId::DEV_POWER_INSTANT.0 * 10))
         ]
     );
+}
+
+/// A list inside a versioned record (a generated method of `Role::RecordList`): the record
+/// goes with its version and its input (the filter), the size query's count sizes the array,
+/// and the list is the entries the library wrote.
+#[test]
+fn a_list_inside_a_record_is_fetched_with_its_inputs() {
+    let Some(nvml) = library("a_list_inside_a_record_is_fetched_with_its_inputs") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let read = |since| -> Result<Vec<(u32, u64, u32)>, Error> {
+        Ok(d.processes_utilization_info(since)?.iter().map(|p| (p.pid, p.time_stamp, p.sm_util)).collect())
+    };
+    assert_eq!(read(0), Ok(vec![(100, 10, 7), (200, 20, 14), (300, 30, 21)]));
+    assert_eq!(read(15), Ok(vec![(200, 20, 14), (300, 30, 21)]));
+    assert_eq!(read(30), Err(Error::NotFound));
 }

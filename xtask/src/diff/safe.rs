@@ -343,7 +343,8 @@ struct Header<'h> {
     d: &'h HeaderDiff,
     /// The old header's model: what its functions take.
     old: &'h crate::model::Model,
-    /// `function.parameter` → the C enum it carries, in the new header (`enums` rules).
+    /// `function.parameter` → the C enum it carries, in the new header (`enums` rules, and
+    /// `function.parameter->field` for the inputs of list records, `Plan::typed_fields`).
     typed: &'h BTreeMap<String, String>,
 }
 
@@ -445,7 +446,8 @@ impl Header<'_> {
 }
 
 /// The safe crate's changes between two APIs, the semver verdict and its reasons (`header`:
-/// the header's changes, which explain them, with `typed`, the new header's `enums` rules).
+/// the header's changes, which explain them, with `typed`, the new header's `enums` rules and
+/// typed list-record fields).
 pub fn diff(
     old: &SafeApi,
     new: &SafeApi,

@@ -76,13 +76,14 @@ impl Role {
         match self {
             Role::In(v) | Role::InPtr(v) | Role::InOut(v) | Role::Out(v) => Some(v),
             Role::Array { val, .. } | Role::Capped { val, .. } | Role::SizedArray { val, .. } => Some(val),
+            Role::RecordList(l) => Some(&l.elem),
             _ => None,
         }
     }
 
     /// Whether the parameter is an array (of any count).
     pub fn is_array(&self) -> bool {
-        matches!(self, Role::Array { .. } | Role::Capped { .. } | Role::SizedArray { .. })
+        matches!(self, Role::Array { .. } | Role::Capped { .. } | Role::SizedArray { .. } | Role::RecordList(_))
     }
 }
 
@@ -159,6 +160,27 @@ pub enum Role {
     /// An array the caller sizes: an input slice of records (returned updated) or a number of
     /// values to fetch.
     SizedArray { val: Val, input: bool, unused: Option<String> },
+    /// A versioned record that holds a list (`nvmlProcessDetailList_t`): a count field and a
+    /// pointer to an array the caller allocates, which the library fills by the count + array
+    /// protocol; its other fields are inputs, the method's arguments. Returned as a `Vec`.
+    RecordList(ListRecord),
+}
+
+/// The record of a [`Role::RecordList`] and what each of its fields is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListRecord {
+    /// The record, by model name.
+    pub record: String,
+    /// The constant its `version` field takes.
+    pub version: String,
+    /// The field that passes the array's capacity and answers the elements filled (or needed).
+    pub count: String,
+    /// The field that points to the array.
+    pub array: String,
+    /// What an element of the array is.
+    pub elem: Val,
+    /// The fields the caller sets, in the record's order: the method's arguments.
+    pub inputs: Vec<(String, Val)>,
 }
 
 /// How a count + array call learns the size.
@@ -291,6 +313,34 @@ pub enum HandleKind {
 }
 
 impl Plan {
+    /// Whether a generated method reads `record` as a list inside a record
+    /// ([`Role::RecordList`]), whose inputs an `inputs` rule may give.
+    pub fn lists_in(&self, record: &str) -> bool {
+        self.methods
+            .iter()
+            .flat_map(|m| &m.calls)
+            .flat_map(|c| &c.params)
+            .any(|p| matches!(&p.role, Role::RecordList(l) if l.record == record))
+    }
+
+    /// The inputs of list records that carry an enum their comment names (`One of \ref
+    /// nvmlProcessMode_t`), as `function.parameter->field` → the enum: what header-diff reads,
+    /// beside the `enums` rules, as typed by NVIDIA when the enum is new.
+    pub fn typed_fields(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for c in self.functions.values().filter_map(|c| c.as_ref().ok()) {
+            for p in &c.params {
+                let Role::RecordList(l) = &p.role else { continue };
+                for (field, v) in &l.inputs {
+                    if let Val::Enum(e) = v {
+                        out.insert(format!("{}.{}->{field}", c.symbol, p.name), e.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn method(&self, key: &str) -> Option<&Method> {
         self.methods.iter().find(|m| m.key == key)
     }
@@ -385,7 +435,7 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
         let cued = b.model.records.get(record).and_then(inout::cued_io);
         if cued.is_some_and(|io| io.inputs == *inputs) {
             d.warn(place("inputs", record), "matches nothing: the fields' comments give the same inputs");
-        } else if !plan.record_io.contains_key(record) {
+        } else if !plan.record_io.contains_key(record) && !plan.lists_in(record) {
             d.warn(place("inputs", record), "matches nothing: no method takes this record in and out");
         }
     }
@@ -484,6 +534,7 @@ impl Call {
                         | Role::Array { .. }
                         | Role::SizedArray { .. }
                         | Role::Capped { .. }
+                        | Role::RecordList(_)
                 )
         })
     }
@@ -851,6 +902,9 @@ pub fn shape_of(c: &Call) -> &'static str {
     let has = |f: fn(&Role) -> bool| c.params.iter().any(|p| f(&p.role));
     let arrays = c.params.iter().filter(|p| matches!(p.role, Role::Array { .. } | Role::Capped { .. })).count();
     let string = has(|r| matches!(r, Role::StrBuf { .. }));
+    if has(|r| matches!(r, Role::RecordList(_))) {
+        return "list inside a record";
+    }
     match (string, arrays, has(|r| matches!(r, Role::SizedArray { .. }))) {
         (true, 1.., _) => "string buffer + count + array",
         (true, 0, _) => "string buffer",

@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::{owner_of, Call, Owner, ParamPlan, Probe, Role, Val};
+use super::inout::{field_cue, Cue};
+use super::{owner_of, Call, ListRecord, Owner, ParamPlan, Probe, Role, Val};
 use crate::model::constant_value;
 use crate::model::{Field, Function, Model, Param, RecordKind, Ty};
 use crate::rules::{ArrayBuffer, Bindings, Direction, Origin, StringBuffer};
@@ -129,6 +130,8 @@ impl Reader<'_> {
                     }
                 };
                 (role, c.basis.clone())
+            } else if let Some(list) = self.record_list(p) {
+                list.map_err(|e| format!("{place}: {e}"))?
             } else {
                 let (role, basis) = self.role(f, p, &mut doubts).map_err(|e| format!("{place}: {e}"))?;
                 if let Some(cue) = array_cue(&doc_text(f, &p.name)) {
@@ -402,6 +405,122 @@ impl Reader<'_> {
             bytes,
             unused: r.unused.as_ref().map(|(c, _)| c.clone()),
             basis: Basis::Rule(format!("arrays.{}", f.name)),
+        }
+    }
+
+    /// A pointer to a versioned record that holds a list: one pointer field the record's
+    /// comments call an array (or a list, or a buffer) of typed elements, and one in/out count
+    /// field beside it; every
+    /// other field but `version` an input (its comment says `IN`, or an `inputs` rule names
+    /// it). `None` when the record has no such list; `Err` when it has one the role cannot
+    /// take (an output beside the list, a field of no known direction).
+    fn record_list(&self, p: &Param) -> Option<Result<(Role, Basis), String>> {
+        let m = &self.b.model;
+        let Ty::Pointer { pointee, is_const: false } = m.resolve_typedef(&p.ty) else { return None };
+        let Ty::Named(name) = m.resolve_typedef(pointee) else { return None };
+        let r = m.records.get(name).filter(|r| r.kind == RecordKind::Struct)?;
+        let pointers: Vec<&Field> =
+            r.fields.iter().filter(|fl| matches!(m.resolve_typedef(&fl.ty), Ty::Pointer { .. })).collect();
+        let [array] = pointers.as_slice() else { return None };
+        let Ty::Pointer { pointee: elem_ty, is_const: false } = m.resolve_typedef(&array.ty) else { return None };
+        if matches!(m.resolve_typedef(elem_ty), Ty::Void | Ty::Char) {
+            return None;
+        }
+        let array_doc = array.doc.as_deref().unwrap_or("").to_ascii_lowercase();
+        let array_cue = ["array", "list", "buffer"].into_iter().find(|w| array_doc.contains(w))?;
+        // A versioned record: the library reads its layout from the `version` field.
+        if !r.fields.iter().any(|fl| fl.name == "version") {
+            return None;
+        }
+        // The count: named like one, and passed both ways (a count the comment calls an input
+        // or an output alone is no capacity the library answers).
+        let countish = |fl: &&Field| {
+            let n = fl.name.to_ascii_lowercase();
+            fl.name != "version"
+                && matches!(m.resolve_typedef(&fl.ty), Ty::UInt)
+                && (n.contains("count") || n.starts_with("num"))
+                && !matches!(fl.doc.as_deref().and_then(field_cue), Some(Cue::In | Cue::Out))
+        };
+        let counts: Vec<&Field> = r.fields.iter().filter(countish).collect();
+        let [count] = counts.as_slice() else { return None };
+        let elem = match &**elem_ty {
+            Ty::Named(h) if self.b.handle_type(h).is_some() => Val::Handle(h.clone()),
+            _ => match self.val(m.resolve_typedef(elem_ty)) {
+                Ok(v) => v,
+                Err(e) => return Some(Err(format!("the list `{}` of `{name}`: {e}", array.name))),
+            },
+        };
+        let ruled = self.b.inputs.get(name);
+        let mut inputs = Vec::new();
+        for fl in r
+            .fields
+            .iter()
+            .filter(|fl| ![array.name.as_str(), count.name.as_str(), "version"].contains(&fl.name.as_str()))
+        {
+            let cue = fl.doc.as_deref().and_then(field_cue);
+            let by_rule = ruled.is_some_and(|fields| fields.contains(&fl.name));
+            match (cue, by_rule) {
+                (Some(Cue::In), _) | (None, true) => {}
+                (Some(_), _) => {
+                    return Some(Err(format!(
+                        "`{name}` holds a list, and `{}` is an output beside it, which needs hand-written code",
+                        fl.name
+                    )))
+                }
+                (None, false) => {
+                    let why = "is not documented (an `inputs` rule can give it)";
+                    return Some(Err(format!("`{name}` holds a list, and the direction of `{}` {why}", fl.name)));
+                }
+            }
+            match self.field_val(fl) {
+                Ok(v) => inputs.push((fl.name.clone(), v)),
+                Err(e) => return Some(Err(format!("input `{}` of `{name}`: {e}", fl.name))),
+            }
+        }
+        let Some(version) = self.b.struct_versions.get(name).cloned() else {
+            return Some(Err(format!("`{name}` has a `version` field but no version constant")));
+        };
+        let basis = Basis::Doc(format!(
+            "`{}` counts `{}`, which its comment calls {} {array_cue}{}",
+            count.name,
+            array.name,
+            if array_cue == "array" { "an" } else { "a" },
+            match ruled {
+                Some(_) => format!("; inputs by rule inputs.{name}"),
+                None => String::new(),
+            }
+        ));
+        let list = ListRecord {
+            record: name.clone(),
+            version,
+            count: count.name.clone(),
+            array: array.name.clone(),
+            elem,
+            inputs,
+        };
+        Some(Ok((Role::RecordList(list), basis)))
+    }
+
+    /// The value an input field of a list's record carries: a handle, the enum its comment
+    /// names ("One of \ref nvmlProcessMode_t"), or its C scalar.
+    fn field_val(&self, fl: &Field) -> Result<Val, String> {
+        let m = &self.b.model;
+        if let Ty::Named(h) = &fl.ty {
+            if self.b.handle_type(h).is_some() {
+                return Ok(Val::Handle(h.clone()));
+            }
+        }
+        let doc = fl.doc.as_deref().unwrap_or("");
+        let named = doc.split("One of \\ref ").nth(1).and_then(|rest| rest.split_whitespace().next());
+        if let Some(e) = named.and_then(|n| match m.resolve_typedef(&Ty::Named(n.to_string())) {
+            Ty::Named(e) if m.enums.contains_key(e) => Some(e.clone()),
+            _ => None,
+        }) {
+            return Ok(Val::Enum(e));
+        }
+        match self.val(m.resolve_typedef(&fl.ty))? {
+            v @ (Val::Scalar(_) | Val::Enum(_) | Val::Handle(_)) => Ok(v),
+            _ => Err("not a value the method can take as an argument".into()),
         }
     }
 

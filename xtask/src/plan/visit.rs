@@ -6,7 +6,7 @@
 //! method for it. An emitter that cannot serve a role answers why; `emit::emit_all` reports
 //! the reasons as diagnostics.
 
-use super::{ParamPlan, Probe, Role, Val};
+use super::{ListRecord, ParamPlan, Probe, Role, Val};
 
 /// An emitter's part for one parameter, or why it cannot serve the parameter's role.
 pub type Served<T> = Result<T, String>;
@@ -52,6 +52,8 @@ pub trait RoleVisitor<'c> {
         input: bool,
         unused: Option<&'c str>,
     ) -> Served<Self::Out>;
+    /// [`Role::RecordList`].
+    fn record_list(&mut self, p: &'c ParamPlan, list: &'c ListRecord) -> Served<Self::Out>;
 }
 
 /// `v`'s part for parameter `p`: the one match over a role, without a catch-all.
@@ -72,6 +74,7 @@ pub fn visit<'c, V: RoleVisitor<'c> + ?Sized>(v: &mut V, p: &'c ParamPlan) -> Se
         Role::Capped { val, capacity } => v.capped(p, val, *capacity),
         Role::SizedLen { bytes, capacity } => v.sized_len(p, *bytes, *capacity),
         Role::SizedArray { val, input, unused } => v.sized_array(p, val, *input, unused.as_deref()),
+        Role::RecordList(list) => v.record_list(p, list),
     }
 }
 
@@ -105,6 +108,7 @@ impl Role {
             Role::Capped { .. } => "array of an out-only count",
             Role::SizedLen { .. } => "length of a caller-sized array",
             Role::SizedArray { .. } => "caller-sized array",
+            Role::RecordList(_) => "list inside a record",
         }
     }
 }

@@ -17,13 +17,15 @@
 //!   the capacity, a count that grows on every call, a huge one, `0xFFFFFFFF`, or nothing; an
 //!   out-only count (no capacity passed in) likewise, so it may claim more than was allocated;
 //! - arrays get at most as many elements as the capacity the caller passed (its count, its
-//!   length in elements or bytes, or the fixed capacity of the reading), never more;
+//!   length in elements or bytes, or the fixed capacity of the reading), never more; a list
+//!   inside a record likewise, by the record's count field, which is answered like a count;
 //! - a string buffer gets at most its length in bytes: NUL-terminated text, bytes without any
 //!   NUL, invalid UTF-8, an empty string, or nothing; a length passed by pointer is answered
 //!   like a count.
 //!
 //! Nothing is written through a NULL pointer, inputs (but an in/out count or length, for its
-//! capacity) and handles are never dereferenced, and a
+//! capacity, and the count and array pointer of a list's record) and handles are never
+//! dereferenced, and a
 //! function without a reading a generated method follows (one wrapped by hand, one whose
 //! reading the documentation doubts, one that is not read) only answers a code: its pointers
 //! are not known well enough to write through. `nvmlErrorString` answers a NUL-terminated
@@ -232,6 +234,23 @@ impl Hostile {
             }
             Err(_) => self.value(p),
         }
+    }
+
+    /// A list inside the caller's record `rec` (NULL: nothing): the capacity its count field (at
+    /// byte `count_at`, a `c_uint`) holds on entry, at most that many elements written into the
+    /// array its pointer field (at byte `array_at`) points to, then the count answered as
+    /// [`Hostile::count`] answers one.
+    pub fn record_list<R, T>(&self, rec: *mut R, count_at: usize, array_at: usize) {
+        if rec.is_null() {
+            return;
+        }
+        let base = rec as *mut u8;
+        let count = base.wrapping_add(count_at) as *mut std::ffi::c_uint;
+        let array = get(base.wrapping_add(array_at) as *const *mut T).unwrap_or(std::ptr::null_mut());
+        let capacity = self.capacity(count);
+        let n = self.elements(capacity);
+        self.array(array, n);
+        self.count(count, capacity, n);
     }
 
     /// Writes into a string buffer of `capacity` bytes (at most `MAX_ARRAY_BYTES` of them):

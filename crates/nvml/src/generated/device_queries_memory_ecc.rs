@@ -785,6 +785,57 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
         Ok(<EccSramErrorStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
     }
+    /// Retrieves the counts of SRAM unique uncorrected ECC errors
+    ///
+    /// For Blackwell ™ or newer fully supported devices.
+    ///
+    /// Reads SRAM unique uncorrected ECC error counts. The total number of unique errors is returned by
+    /// `error_counts`-\>`entry_count`. Each error count entry holds the location/address of the unique error, the error count and
+    /// whether the error is parity or not.
+    ///
+    /// On successful return of the second query, the function updates `error_counts`-\>entries with all unique errors. This
+    /// may fail if `error_counts`-\>`entry_count` is smaller than the actual number of unique errors. This can happen in cases
+    /// like new errors occur since the previous query of `error_counts`-\>`entry_count`. No matter the query succeeds or not,
+    /// the latest number of unique errors will be returned in `error_counts`-\>`entry_count`.
+    ///
+    /// **Note:** The query is only supported when ECC mode is enabled.
+    ///
+    /// Calls `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature, or ECC mods is not enabled
+    /// - [`Error::InsufficientSize`] if the allocated error entry array is not big enough
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")]
+    #[inline]
+    pub fn sram_unique_uncorrected_ecc_error_counts(
+        &self,
+    ) -> Result<Vec<EccSramUniqueUncorrectedErrorEntry>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
+        let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1_t {
+                version: sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1 as _,
+                entryCount: count,
+                entries: ptr,
+            },
+            |r| r.entryCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| <EccSramUniqueUncorrectedErrorEntry as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
+    }
     /// Retrieves the total ECC error counts for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.

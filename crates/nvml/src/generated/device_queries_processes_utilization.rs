@@ -524,6 +524,70 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
+    /// Retrieves the recent utilization and process ID for all running processes
+    ///
+    /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder, jpeg decoder, OFA (Optical Flow Accelerator)
+    /// for all running processes. One utilization sample structure is returned per process running, that had some non-zero utilization
+    /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
+    /// are returned as "unsigned int" values.
+    ///
+    /// The caller should allocate a buffer of size `process_samples_count` * sizeof(nvmlProcessUtilizationInfo_t). If the buffer is too small, the API will
+    /// return [`Error::InsufficientSize`], with the recommended minimal buffer size at `proceses_util_info`-\>`process_samples_count`. The caller should
+    /// invoke the function again with the allocated buffer passed in `proceses_util_info`-\>`proc_util_array`, and `proceses_util_info`-\>`process_samples_count`
+    /// set to the number no less than the recommended value by the previous API return.
+    ///
+    /// On successful return, the function updates `proceses_util_info`-\>`process_samples_count` with the number of process utilization info structures
+    /// that were actually written. This may differ from a previously read value as instances are created or destroyed.
+    ///
+    /// `proceses_util_info`-\>`last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `proceses_util_info`-\>`last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
+    ///
+    /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
+    ///
+    /// Returns the entries of the record's list: the array (allocated by caller) of the utilization of GPU SM, framebuffer, video encoder, video decoder, JPEG, and OFA.
+    ///
+    /// Calls `nvmlDeviceGetProcessesUtilizationInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::InsufficientSize`] if the buffer size of proceses_util_info-\>proc_util_array is too small. The caller should check the minimul array size from the returned proceses_util_info-\>process_samples_count, or and call the function again with a buffer no smaller than proceses_util_info-\>process_samples_count * sizeof(nvmlProcessUtilizationInfo_t)
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetProcessesUtilizationInfo")]
+    #[inline]
+    pub fn processes_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<ProcessUtilizationInfo>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetProcessesUtilizationInfo()?;
+        let list: Vec<sys::nvmlProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlProcessesUtilizationInfo_v1_t {
+                version: sys::nvmlProcessesUtilizationInfo_v1 as _,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                processSamplesCount: count,
+                procUtilArray: ptr,
+            },
+            |r| r.processSamplesCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| <ProcessUtilizationInfo as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
+    }
     /// Get information about processes with a compute context on a device
     ///
     /// For Fermi ™ or newer fully supported devices.
@@ -934,6 +998,64 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         self.running_mps_compute_processes()
+    }
+    /// Get information about running processes on a device for input context
+    ///
+    /// For Hopper ™ or newer fully supported devices.
+    ///
+    /// This function returns information only about running processes (e.g. CUDA application which have
+    /// active context).
+    ///
+    /// The `used_gpu_memory` field returned is all of the memory used by the application.
+    /// The `used_gpu_cc_protected_memory` field returned is all of the protected memory used by the application.
+    ///
+    /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
+    /// time. Allocate more space for `plist`-\>`proc_array` table in case new processes are spawned.
+    ///
+    /// **Note:** In MIG mode, if device handle is provided, the API returns aggregate information, only if
+    /// the caller has appropriate privileges. Per-instance information can be queried by using
+    /// specific MIG device handles.
+    /// Querying per-instance information using MIG device handles is not supported if the device is in
+    /// vGPU Host virtualization mode.
+    /// Protected memory usage is currently not available in MIG mode and in windows.
+    ///
+    /// Returns the entries of the record's list: process array.
+    ///
+    /// Calls `nvmlDeviceGetRunningProcessDetailList`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRunningProcessDetailList` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetRunningProcessDetailList")]
+    #[inline]
+    pub fn running_process_detail_list(
+        &self,
+        mode: ProcessMode,
+    ) -> Result<Vec<ProcessDetail>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetRunningProcessDetailList()?;
+        let list: Vec<sys::nvmlProcessDetail_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlProcessDetailList_v1_t {
+                version: sys::nvmlProcessDetailList_v1 as _,
+                mode: mode.0,
+                numProcArrayEntries: count,
+                procArray: ptr,
+            },
+            |r| r.numProcArrayEntries,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| <ProcessDetail as crate::raw::FromRaw<_>>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Gets recent samples for the GPU.
     ///

@@ -1428,6 +1428,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::processes_utilization_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.processes_utilization_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::read_write_prm",
         (|| {
             let s = h.device.as_ref()?;
@@ -1580,6 +1587,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.running_mps_compute_processes().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::running_process_detail_list",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.running_process_detail_list(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1939,6 +1953,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::sram_unique_uncorrected_ecc_error_counts",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.sram_unique_uncorrected_ecc_error_counts().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::supported_clocks_event_reasons",
         (|| {
             let s = h.device.as_ref()?;
@@ -2129,6 +2150,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_processes_utilization_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.vgpu_processes_utilization_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_scheduler_capabilities",
         (|| {
             let s = h.device.as_ref()?;
@@ -2284,6 +2312,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "GpuInstance::active_vgpus",
+        (|| {
+            let s = h.gpu_instance.as_ref()?;
+            Some(s.active_vgpus().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "GpuInstance::compute_instance_by_id",
         (|| {
             let s = h.gpu_instance.as_ref()?;
@@ -2334,6 +2369,13 @@ pub fn call_all(
         (|| {
             let s = h.gpu_instance.as_ref()?;
             Some(s.compute_instances(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "GpuInstance::creatable_vgpus",
+        (|| {
+            let s = h.gpu_instance.as_ref()?;
+            Some(s.creatable_vgpus().map(|_| ()))
         })(),
     ));
     out.push((

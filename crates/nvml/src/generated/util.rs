@@ -107,6 +107,65 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
+    /// Retrieves recent utilization for processes running on vGPU instances on a physical GPU (device).
+    ///
+    /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, video decoder, jpeg decoder, and OFA for processes running
+    /// on vGPU instances active on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied
+    /// buffer pointed at by `vgpu_proc_util_info`-\>`vgpu_proc_util_array`. One utilization sample structure is returned per process running
+    /// on vGPU instances, that had some non-zero utilization during the last sample period. It includes the CPU timestamp at which
+    /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
+    ///
+    /// On successful return, the function updates `vgpu_proc_util_info`-\>`vgpu_process_count` with the number of vGPU sub process utilization sample
+    /// structures that were actually written. This may differ from a previously read value depending on the number of processes that are active
+    /// in any given sample period.
+    ///
+    /// `vgpu_proc_util_info`-\>`last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `vgpu_proc_util_info`-\>`last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
+    ///
+    /// Returns the entries of the record's list: the array (allocated by caller) in which utilization of processes running on vGPU instances are returned.
+    ///
+    /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::InsufficientSize`] if and call the function again with a buffer of size vgpu_proc_util_info-\>vgpu_process_count * sizeof([`VgpuProcessUtilizationSample`])
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuProcessesUtilizationInfo")]
+    #[inline]
+    pub fn vgpu_processes_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<VgpuProcessUtilizationInfo>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessesUtilizationInfo()?;
+        let list: Vec<sys::nvmlVgpuProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuProcessesUtilizationInfo_v1_t {
+                version: sys::nvmlVgpuProcessesUtilizationInfo_v1 as _,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                vgpuProcessCount: count,
+                vgpuProcUtilArray: ptr,
+            },
+            |r| r.vgpuProcessCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| <VgpuProcessUtilizationInfo as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
+    }
     /// Retrieves current utilization for `v_gp_us` on a physical GPU (device).
     ///
     /// For Kepler ™ or newer fully supported devices.

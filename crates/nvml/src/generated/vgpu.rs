@@ -570,6 +570,86 @@ impl<'n> Device<'n> {
     }
 }
 impl<'n> GpuInstance<'n> {
+    /// Retrieve the active vGPU instances within a GPU instance.
+    ///
+    /// The array element count is passed in
+    /// `p_vgpu_instance_info`-\>`vgpu_count`, and `p_vgpu_instance_info`-\>`vgpu_count` is used to return
+    /// the number of vGPU instances written to the buffer.
+    ///
+    /// Returns the entries of the record's list: list of active vGPU instances.
+    ///
+    /// Calls `nvmlGpuInstanceGetActiveVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetActiveVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetActiveVgpus")]
+    #[inline]
+    pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetActiveVgpus()?;
+        let list: Vec<sys::nvmlVgpuInstance_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlActiveVgpuInstanceInfo_v1_t {
+                version: sys::nvmlActiveVgpuInstanceInfo_v1 as _,
+                vgpuCount: count,
+                vgpuInstances: ptr,
+            },
+            |r| r.vgpuCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| VgpuInstance::wrap((*e), self.nvml.clone()))
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Query the currently creatable vGPU types on a specific GPU Instance.
+    ///
+    /// The function returns an array of vGPU types that can be created for a specified GPU instance. The number of
+    /// vGPU types written to the buffer is indicated by `p_vgpus`-\>`vgpu_count`. If the buffer is too small to hold the vGPU
+    /// type array, the function returns [`Error::InsufficientSize`] and updates `p_vgpus`-\>`vgpu_count` with the required
+    /// element count.
+    ///
+    /// The creatable vGPU types may differ over time, as there may be restrictions on what type of `v_gp_us` can concurrently
+    /// run on the device.
+    ///
+    /// Returns the entries of the record's list: list of vGPU type IDs.
+    ///
+    /// Calls `nvmlGpuInstanceGetCreatableVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetCreatableVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetCreatableVgpus")]
+    #[inline]
+    pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetCreatableVgpus()?;
+        let list: Vec<sys::nvmlVgpuTypeId_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuTypeIdInfo_v1_t {
+                version: sys::nvmlVgpuTypeIdInfo_v1 as _,
+                vgpuCount: count,
+                vgpuTypeIds: ptr,
+            },
+            |r| r.vgpuCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| VgpuTypeId::wrap((*e), self.nvml.clone()))
+                .collect::<Vec<_>>(),
+        )
+    }
     /// Enable or disable vGPU heterogeneous mode for the GPU instance.
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced `v_gp_us` with differing framebuffer sizes.

@@ -9,9 +9,7 @@ use nvml_sys as sys;
 
 use crate::ffi;
 use crate::raw::{FromRaw, ToRaw};
-use crate::{
-    Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter, PcieLinkMaxSpeed,
-};
+use crate::{Device, Error, NvlinkTelemetrySampleType, PRMCounter, PcieLinkMaxSpeed};
 
 impl PcieLinkMaxSpeed {
     /// The speed the code stands for, in MB/s per lane as nvml.h names it (`SPEED_32000MBPS`
@@ -72,36 +70,6 @@ impl fmt::Debug for Device<'_> {
 }
 
 impl Device<'_> {
-    /// The unique uncorrected SRAM ECC error entries (location, address, parity, count). ECC
-    /// must be enabled.
-    ///
-    /// Calls `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature, or ECC mods is not enabled
-    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")]
-    pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntry>, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
-        let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_t {
-                version: sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1,
-                entryCount: count,
-                entries: ptr,
-            },
-            |r| r.entryCount,
-            |r| call!(sym(self.raw, r)),
-        )?;
-        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from_raw).collect())
-    }
-
     /// Reads PRM counters: each request gives `counter_id` and `in_data`; the result is the
     /// same list with each `counter_value` (and its own `status`) filled in.
     ///

@@ -1,6 +1,8 @@
 //! Hand-written wrappers for the functions whose shape the generator does not cover: records
-//! that hold pointers to caller-allocated arrays or buffers, cursors, and handles created
-//! through request records. Each function here has a `manual` rule in `gen-config/nvml.yaml`
+//! that hold pointers to caller-allocated buffers, lists inside records that answer more than
+//! the list (a placement's slot size, the value type of vGPU utilisation samples), cursors, and
+//! handles created through request records (a list inside a versioned record whose other
+//! fields are inputs is generated, `Role::RecordList` of the plan). Each function here has a `manual` rule in `gen-config/nvml.yaml`
 //! that names its file, so `cargo xtask coverage` counts it and the generator leaves it alone.
 //!
 //! They follow the generated methods' conventions: lists use NVML's two-call protocol
@@ -12,7 +14,6 @@ mod device;
 mod events;
 mod fields;
 mod gpm;
-mod process;
 mod system;
 mod vgpu;
 

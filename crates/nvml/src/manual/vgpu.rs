@@ -1,4 +1,5 @@
-//! vGPU lists whose array sits inside a versioned record, the pGPU metadata string, and the
+//! vGPU lists whose array sits inside a versioned record beside other outputs (the placements'
+//! slot size, the utilisation samples' value type), the pGPU metadata string, and the
 //! variable-size migration metadata.
 
 use std::ffi::c_char;
@@ -9,7 +10,7 @@ use crate::ffi;
 use crate::raw::FromRaw;
 use crate::{
     Device, Error, GpuInstance, Nvml, ValueType, VgpuInstance, VgpuInstanceUtilizationInfo, VgpuMetadata,
-    VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
+    VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuTypeId,
 };
 
 /// The placements of a vGPU type: where on the GPU an instance of it can start.
@@ -158,41 +159,6 @@ impl<'n> Device<'n> {
         Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw_typed(s, value_type)).collect())
     }
 
-    /// Utilisation of the processes running inside the device's vGPU instances, from the
-    /// samples newer than `last_seen_time_stamp`.
-    ///
-    /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo` (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
-    /// - [`Error::NotSupported`] if vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::NotFound`] if sample entries are not found
-    /// - [`Error::Unknown`] On any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessesUtilizationInfo` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlDeviceGetVgpuProcessesUtilizationInfo")]
-    pub fn vgpu_processes_utilization_info(
-        &self,
-        last_seen_time_stamp: u64,
-    ) -> Result<Vec<VgpuProcessUtilizationInfo>, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessesUtilizationInfo()?;
-        let list: Vec<sys::nvmlVgpuProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlVgpuProcessesUtilizationInfo_t {
-                version: sys::nvmlVgpuProcessesUtilizationInfo_v1,
-                vgpuProcessCount: count,
-                lastSeenTimeStamp: last_seen_time_stamp,
-                vgpuProcUtilArray: ptr,
-            },
-            |r| r.vgpuProcessCount,
-            |r| call!(sym(self.raw, r)),
-        )?;
-        Ok(list.iter().map(VgpuProcessUtilizationInfo::from_raw).collect())
-    }
-
     /// The properties of the physical GPU as an ASCII string, for vGPU migration
     /// compatibility checks.
     ///
@@ -214,60 +180,6 @@ impl<'n> Device<'n> {
 }
 
 impl<'n> GpuInstance<'n> {
-    /// The vGPU instances active in this GPU instance.
-    ///
-    /// Calls `nvmlGpuInstanceGetActiveVgpus` (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
-    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
-    /// - [`Error::Unknown`] On any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetActiveVgpus` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlGpuInstanceGetActiveVgpus")]
-    pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
-        let sym = self.nvml.lib().nvmlGpuInstanceGetActiveVgpus()?;
-        let ids: Vec<sys::nvmlVgpuInstance_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlActiveVgpuInstanceInfo_t {
-                version: sys::nvmlActiveVgpuInstanceInfo_v1,
-                vgpuCount: count,
-                vgpuInstances: ptr,
-            },
-            |r| r.vgpuCount,
-            |r| call!(sym(self.raw, r)),
-        )?;
-        Ok(ids.into_iter().map(|id| VgpuInstance::wrap(id, self.nvml.clone())).collect())
-    }
-
-    /// The vGPU types that can be created in this GPU instance.
-    ///
-    /// Calls `nvmlGpuInstanceGetCreatableVgpus` (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
-    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
-    /// - [`Error::Unknown`] On any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetCreatableVgpus` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlGpuInstanceGetCreatableVgpus")]
-    pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
-        let sym = self.nvml.lib().nvmlGpuInstanceGetCreatableVgpus()?;
-        let ids: Vec<sys::nvmlVgpuTypeId_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlVgpuTypeIdInfo_t {
-                version: sys::nvmlVgpuTypeIdInfo_v1,
-                vgpuCount: count,
-                vgpuTypeIds: ptr,
-            },
-            |r| r.vgpuCount,
-            |r| call!(sym(self.raw, r)),
-        )?;
-        Ok(ids.into_iter().map(|id| VgpuTypeId::wrap(id, self.nvml.clone())).collect())
-    }
-
     /// The placements at which an instance of `vgpu_type` can be created in this GPU
     /// instance now.
     ///

@@ -29,7 +29,7 @@ use crate::emit::{c_ty, ident};
 use crate::emit::{Allow, ByArea, Uses};
 use crate::model::{Function, Model, RecordKind, Ty};
 use crate::plan::visit::{visit_all, RoleVisitor, Served};
-use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
+use crate::plan::{ListRecord, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::Bindings;
 
@@ -334,6 +334,10 @@ impl<'a> RoleVisitor<'a> for Answerable<'a> {
 
     fn sized_array(&mut self, _: &'a ParamPlan, _: &'a Val, _: bool, _: Option<&'a str>) -> Served<()> {
         Err("a caller-sized array, which the answers do not write".into())
+    }
+
+    fn record_list(&mut self, _: &'a ParamPlan, _: &'a ListRecord) -> Served<()> {
+        Err("a list inside a record, which the answers do not write (the engine answers such a function by hand where it models it, see gen-config/mock.yaml)".into())
     }
 }
 

@@ -26,7 +26,7 @@ use crate::diag::Diagnostics;
 use crate::emit::{c_ty, ident, Allow, ByArea, Uses};
 use crate::model::{Model, RecordKind, Ty};
 use crate::plan::visit::{visit_all, RoleVisitor, Served};
-use crate::plan::{ParamPlan, Plan, Probe, Val};
+use crate::plan::{ListRecord, ParamPlan, Plan, Probe, Val};
 use crate::rules::Bindings;
 
 /// The buffer given to a string whose length the caller passes (by value or by pointer).
@@ -423,6 +423,10 @@ impl<'r, 'a> RoleVisitor<'a> for ReaderParts<'r, 'a> {
     }
 
     fn sized_array(&mut self, _: &'a ParamPlan, _: &'a Val, _: bool, _: Option<&'a str>) -> Served<()> {
+        Err(NOT_ANSWERED.into())
+    }
+
+    fn record_list(&mut self, _: &'a ParamPlan, _: &'a ListRecord) -> Served<()> {
         Err(NOT_ANSWERED.into())
     }
 }

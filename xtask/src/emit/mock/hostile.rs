@@ -20,10 +20,10 @@ use quote::quote;
 
 use super::{area_of, by_area_trait, fallback, params, returns_status, DIR};
 use crate::diag::Diagnostics;
-use crate::emit::{ident, ret_ty, ByArea, Output, Uses};
+use crate::emit::{c_ty, ident, ret_ty, ByArea, Output, Uses};
 use crate::model::{Function, Ty};
 use crate::plan::visit::{visit, RoleVisitor, Served};
-use crate::plan::{Call, ParamPlan, Plan, Probe, Role, Val, Wrapping};
+use crate::plan::{Call, ListRecord, ParamPlan, Plan, Probe, Role, Val, Wrapping};
 use crate::rules::Bindings;
 
 /// Writes `hostile/`; a trusted reading whose outputs it cannot write is a note in `d`.
@@ -336,5 +336,20 @@ impl<'c> RoleVisitor<'c> for Writes<'_> {
     fn sized_array(&mut self, p: &'c ParamPlan, _: &'c Val, _: bool, _: Option<&'c str>) -> Served<()> {
         let (name, sized_bytes) = (ident(&p.name), self.sized_bytes);
         self.then_if_writable(p, quote!(self.sized_array(#name, sized, #sized_bytes);))
+    }
+
+    fn record_list(&mut self, p: &'c ParamPlan, l: &'c ListRecord) -> Served<()> {
+        let rec = self.b.model.records.get(&l.record).ok_or("a list's record the header lacks")?;
+        let field = rec.fields.iter().find(|f| f.name == l.array).ok_or("a list's array the record lacks")?;
+        let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&field.ty) else {
+            return Err(format!("the list `{}` is no pointer", l.array));
+        };
+        let (name, r, elem) = (ident(&p.name), ident(&l.record), c_ty(pointee));
+        let (count, array) = (ident(&l.count), ident(&l.array));
+        // The record's capacity is read, the array written within it, the count answered.
+        self.then_if_writable(
+            p,
+            quote!(self.record_list::<#r, #elem>(#name, core::mem::offset_of!(#r, #count), core::mem::offset_of!(#r, #array));),
+        )
     }
 }

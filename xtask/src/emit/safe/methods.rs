@@ -12,7 +12,7 @@ use crate::emit::{doc, ident, ByArea};
 use crate::model::{Function, Ty};
 use crate::plan::inout::{Across, Maps, RecordIo};
 use crate::plan::visit::{unserved, visit, RoleVisitor, Served};
-use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
+use crate::plan::{Call, ListRecord, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::names::snake;
 use crate::rules::Bindings;
@@ -274,6 +274,21 @@ impl<'c> RoleVisitor<'c> for Parts<'_, '_, 'c> {
         let post = self.g.collect(val, hv, unused, quote!(#local.iter()));
         Ok(Part { pre, arg: quote!(#local.as_mut_ptr()), post: Some(post) })
     }
+
+    fn record_list(&mut self, p: &'c ParamPlan, list: &'c ListRecord) -> Served<Part> {
+        // A member of a family passes the same record: the method builds it from its own
+        // arguments.
+        if self.hp.role != p.role {
+            return Err(self.mismatch(p));
+        }
+        if self.cx.record_list.is_some() || self.cx.probe.is_some() {
+            return Err("a second list in one call, which `ffi::fill_in_record` does not fetch".into());
+        }
+        self.cx.record_list = Some(list);
+        // `list`: the elements filled, as `fill_in_record` answers.
+        let post = self.g.collect(&list.elem, &list.elem, None, quote!(list.iter()));
+        Ok(Part { arg: quote!(r), post: Some(post), ..Part::default() })
+    }
 }
 
 /// What the parameters of one call share while each is read.
@@ -286,6 +301,8 @@ struct CallCx<'c> {
     counted: Vec<(proc_macro2::Ident, &'c Val)>,
     /// How the count is probed, if the call has one.
     probe: Option<Probe>,
+    /// The record holding the call's list, if it has one (filled by `ffi::fill_in_record`).
+    record_list: Option<&'c ListRecord>,
     /// Whether records go through a pointer cast: an older layout passed to the symbol whose
     /// signature names the newest.
     cast_records: bool,
@@ -689,6 +706,10 @@ impl Gen<'_> {
                 let t = self.rust_ty(val, lt);
                 quote!(Vec<#t>)
             }
+            Role::RecordList(l) => {
+                let t = self.rust_ty(&l.elem, lt);
+                quote!(Vec<#t>)
+            }
             Role::InOut(Val::Record(r)) if self.single_output(r).is_some() => {
                 let field = self.single_output(r).unwrap_or_default();
                 self.field_ty(r, field)
@@ -929,6 +950,16 @@ impl Gen<'_> {
                 let field = self.single_output(r)?;
                 self.b.model.records.get(r)?.fields.iter().find(|x| x.name == field)?.doc.clone()?
             }
+            // A list's record: the words of its array field, which the method returns.
+            Role::RecordList(l) => {
+                let field = self.b.model.records.get(&l.record)?.fields.iter().find(|x| x.name == l.array)?;
+                let text = doc::inline_text(field.doc.as_deref()?);
+                let text = text.trim().trim_start_matches("IN/OUT:").trim_start_matches("OUT:").trim();
+                let text = text.trim_end_matches('.');
+                let mut chars = text.chars();
+                let first = chars.next()?.to_lowercase().collect::<String>();
+                return Some(format!("Returns the entries of the record's list: {first}{}.", chars.as_str()));
+            }
             _ => f.docs.param(&p.name)?.text.clone(),
         };
         let text = rustdoc::without_null_usage(&doc::inline_text(&text));
@@ -999,7 +1030,10 @@ impl Gen<'_> {
             "- [`Error::FunctionNotFound`] if the loaded library has no `{newest}`{} (a driver older than the function)",
             if m.calls.len() > 1 { " nor an older version of it" } else { "" }
         ));
-        let lists = m.calls[0].params.iter().any(|p| matches!(p.role, Role::Count { .. } | Role::Capped { .. }));
+        let lists = m.calls[0]
+            .params
+            .iter()
+            .any(|p| matches!(p.role, Role::Count { .. } | Role::Capped { .. } | Role::RecordList(_)));
         if lists {
             lines.push("- [`Error::Implausible`] if the library answers a count no real list has".to_string());
         }
@@ -1036,6 +1070,7 @@ impl Gen<'_> {
             }),
             counted: Vec::new(),
             probe: None,
+            record_list: None,
             cast_records,
         };
         let (mut cx, mut parts) = (cx, Vec::new());
@@ -1054,9 +1089,10 @@ impl Gen<'_> {
         let pre = parts.iter().map(|p| &p.pre);
         let args: Vec<&TokenStream> = parts.iter().map(|p| &p.arg).collect();
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
-        let call = match cx.probe {
-            Some(probe) => self.counted_call(probe, &cx.counted, &args),
-            None => quote!(ffi::check(call!(sym(#(#args),*)))?;),
+        let call = match (cx.probe, cx.record_list) {
+            (Some(probe), _) => self.counted_call(probe, &cx.counted, &args),
+            (None, Some(list)) => self.record_list_call(list, &args),
+            (None, None) => quote!(ffi::check(call!(sym(#(#args),*)))?;),
         };
         let result = match (posts.len(), returns) {
             (0, _) => quote!(()),
@@ -1241,6 +1277,32 @@ impl Gen<'_> {
         }
     }
 
+    /// A call through `ffi::fill_in_record`: the record built with its version, the method's
+    /// inputs, the capacity and the array the helper allocates; its count read back. `list`
+    /// holds the elements filled.
+    fn record_list_call(&self, list: &ListRecord, args: &[&TokenStream]) -> TokenStream {
+        let rec = format_ident!("{}", list.record);
+        let (count, array) = (ident(&list.count), ident(&list.array));
+        let version = format_ident!("{}", list.version);
+        let inputs = list.inputs.iter().map(|(field, v)| {
+            let (fi, pn) = (ident(field), ident(&snake(field)));
+            let x = self.to_c(v, quote!(#pn));
+            // A field named as its argument takes the shorthand.
+            match fi == x.to_string() {
+                true => quote!(#fi,),
+                false => quote!(#fi: #x,),
+            }
+        });
+        let elem = self.raw_ty(&list.elem);
+        quote! {
+            let list: Vec<#elem> = ffi::fill_in_record(
+                |count, ptr| sys::#rec { version: sys::#version as _, #(#inputs)* #count: count, #array: ptr },
+                |r| r.#count,
+                |r| call!(sym(#(#args),*)),
+            )?;
+        }
+    }
+
     /// `Vec` of safe values from an iterator `it` over C values of type `v` (the head's
     /// `hv`), dropping entries equal to the `unused` constant.
     fn collect(&self, v: &Val, hv: &Val, unused: Option<&str>, it: TokenStream) -> TokenStream {
@@ -1395,6 +1457,17 @@ pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a 
     head.params
         .iter()
         .flat_map(|p| -> Vec<(&'a str, Arg<'a>)> {
+            // A list's record: the fields the caller sets.
+            if let Role::RecordList(l) = &p.role {
+                return l
+                    .inputs
+                    .iter()
+                    .map(|(f, v)| match v {
+                        Val::Handle(h) => (f.as_str(), Arg::Handle(h)),
+                        v => (f.as_str(), Arg::Value(v)),
+                    })
+                    .collect();
+            }
             if let Role::InOut(Val::Record(r)) = &p.role {
                 if let Some(io) = io.get(r) {
                     return io

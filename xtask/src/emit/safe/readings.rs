@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::model::{HeaderInfo, Ty};
 use crate::plan::visit::{visit, RoleVisitor, Served};
-use crate::plan::{Basis, Call, Owner, ParamPlan, Plan, Probe, Role, Val, Wrapping};
+use crate::plan::{Basis, Call, ListRecord, Owner, ParamPlan, Plan, Probe, Role, Val, Wrapping};
 use crate::rules::Bindings;
 
 /// The file's text.
@@ -197,5 +197,20 @@ impl<'c> RoleVisitor<'c> for Describe<'_> {
             true => format!("input array of {} (returned updated){}", self.v(x), unused(u)),
             false => format!("array of {} by the length{}", self.v(x), unused(u)),
         })
+    }
+
+    fn record_list(&mut self, _: &'c ParamPlan, l: &'c ListRecord) -> Served<String> {
+        let inputs: Vec<String> = l.inputs.iter().map(|(f, v)| format!("{f} in {}", self.v(v))).collect();
+        let inputs = match inputs.is_empty() {
+            true => String::new(),
+            false => format!("; fields {}", inputs.join(", ")),
+        };
+        Ok(format!(
+            "list of {} in record {} (`{}` counts `{}`; NULL array asks for the count){inputs}",
+            self.v(&l.elem),
+            l.record,
+            l.count,
+            l.array
+        ))
     }
 }

@@ -230,13 +230,23 @@ impl DeviceQueriesMemoryEccApi for Hostile {
         self.value(status);
         code
     }
-    /// Answers a code only: not read (parameter `errorCounts` (`nvmlEccSramUniqueUncorrectedErrorCounts_t *`): record `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
         &self,
         device: nvmlDevice_t,
         errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlEccSramUniqueUncorrectedErrorCounts_v1_t,
+                nvmlEccSramUniqueUncorrectedErrorEntry_v1_t,
+            >(
+            errorCounts,
+            core::mem::offset_of!(
+                nvmlEccSramUniqueUncorrectedErrorCounts_v1_t, entryCount
+            ),
+            core::mem::offset_of!(nvmlEccSramUniqueUncorrectedErrorCounts_v1_t, entries),
+        );
+        code
     }
     fn nvmlDeviceGetTotalEccErrors(
         &self,

@@ -275,21 +275,39 @@ impl DeviceQueriesProcessesUtilizationApi for Hostile {
         self.count(processSamplesCount, capacity, n);
         code
     }
-    /// Answers a code only: not read (parameter `procesesUtilInfo` (`nvmlProcessesUtilizationInfo_t *`): record `nvmlProcessesUtilizationInfo_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetProcessesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
         procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlProcessesUtilizationInfo_v1_t,
+                nvmlProcessUtilizationInfo_v1_t,
+            >(
+            procesesUtilInfo,
+            core::mem::offset_of!(
+                nvmlProcessesUtilizationInfo_v1_t, processSamplesCount
+            ),
+            core::mem::offset_of!(nvmlProcessesUtilizationInfo_v1_t, procUtilArray),
+        );
+        code
     }
-    /// Answers a code only: not read (parameter `plist` (`nvmlProcessDetailList_t *`): record `nvmlProcessDetailList_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetRunningProcessDetailList(
         &self,
         device: nvmlDevice_t,
         plist: *mut nvmlProcessDetailList_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlProcessDetailList_v1_t,
+                nvmlProcessDetail_v1_t,
+            >(
+            plist,
+            core::mem::offset_of!(nvmlProcessDetailList_v1_t, numProcArrayEntries),
+            core::mem::offset_of!(nvmlProcessDetailList_v1_t, procArray),
+        );
+        code
     }
     fn nvmlDeviceGetSamples(
         &self,

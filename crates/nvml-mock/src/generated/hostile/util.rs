@@ -42,7 +42,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::engine::hostile::Hostile;
 impl UtilApi for Hostile {
-    /// Answers a code only: not read (parameter `vgpuUtilInfo` (`nvmlVgpuInstancesUtilizationInfo_t *`): record `nvmlVgpuInstancesUtilizationInfo_v1_t` holds pointers or callbacks, which need hand-written code).
+    /// Answers a code only: not read (parameter `vgpuUtilInfo` (`nvmlVgpuInstancesUtilizationInfo_t *`): `nvmlVgpuInstancesUtilizationInfo_v1_t` holds a list, and the direction of `sampleValType` is not documented (an `inputs` rule can give it)).
     fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
@@ -64,13 +64,25 @@ impl UtilApi for Hostile {
         self.count(vgpuProcessSamplesCount, capacity, n);
         code
     }
-    /// Answers a code only: not read (parameter `vgpuProcUtilInfo` (`nvmlVgpuProcessesUtilizationInfo_t *`): record `nvmlVgpuProcessesUtilizationInfo_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
         vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuProcessesUtilizationInfo_v1_t,
+                nvmlVgpuProcessUtilizationInfo_v1_t,
+            >(
+            vgpuProcUtilInfo,
+            core::mem::offset_of!(
+                nvmlVgpuProcessesUtilizationInfo_v1_t, vgpuProcessCount
+            ),
+            core::mem::offset_of!(
+                nvmlVgpuProcessesUtilizationInfo_v1_t, vgpuProcUtilArray
+            ),
+        );
+        code
     }
     fn nvmlDeviceGetVgpuUtilization(
         &self,

@@ -125,21 +125,37 @@ impl VgpuApi for Hostile {
         self.value(capResult);
         code
     }
-    /// Answers a code only: not read (parameter `pVgpuInstanceInfo` (`nvmlActiveVgpuInstanceInfo_t *`): record `nvmlActiveVgpuInstanceInfo_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlGpuInstanceGetActiveVgpus(
         &self,
         gpuInstance: nvmlGpuInstance_t,
         pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlActiveVgpuInstanceInfo_v1_t,
+                nvmlVgpuInstance_t,
+            >(
+            pVgpuInstanceInfo,
+            core::mem::offset_of!(nvmlActiveVgpuInstanceInfo_v1_t, vgpuCount),
+            core::mem::offset_of!(nvmlActiveVgpuInstanceInfo_v1_t, vgpuInstances),
+        );
+        code
     }
-    /// Answers a code only: not read (parameter `pVgpus` (`nvmlVgpuTypeIdInfo_t *`): record `nvmlVgpuTypeIdInfo_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlGpuInstanceGetCreatableVgpus(
         &self,
         gpuInstance: nvmlGpuInstance_t,
         pVgpus: *mut nvmlVgpuTypeIdInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuTypeIdInfo_v1_t,
+                nvmlVgpuTypeId_t,
+            >(
+            pVgpus,
+            core::mem::offset_of!(nvmlVgpuTypeIdInfo_v1_t, vgpuCount),
+            core::mem::offset_of!(nvmlVgpuTypeIdInfo_v1_t, vgpuTypeIds),
+        );
+        code
     }
     fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
         &self,

@@ -1,0 +1,125 @@
+//! Which functions of the default header the plan reads as a list inside a versioned record
+//! (`Role::RecordList`), and why the others of that look are not: the reading's own decisions,
+//! which the goldens show for one fixture function only.
+
+mod common;
+
+use common::{fixture, scratch};
+use xtask::diag::Diagnostics;
+use xtask::pipeline::{bindings, Inputs};
+use xtask::plan::{plan, Call, ListRecord, Plan, Role, Val};
+use xtask::workspace::project_root;
+
+fn the_plan() -> Plan {
+    let b = bindings(&project_root(), &Inputs::default()).expect("the default header's bindings");
+    let mut d = Diagnostics::new("plan");
+    plan(&b, &mut d)
+}
+
+fn read<'p>(plan: &'p Plan, f: &str) -> &'p Result<Call, String> {
+    plan.functions.get(f).unwrap_or_else(|| panic!("{f} is not read"))
+}
+
+/// The list of `f`'s record, if it reads one.
+fn list<'p>(plan: &'p Plan, f: &str) -> Option<&'p ListRecord> {
+    read(plan, f).as_ref().ok()?.params.iter().find_map(|p| match &p.role {
+        Role::RecordList(l) => Some(l),
+        _ => None,
+    })
+}
+
+#[test]
+fn lists_inside_versioned_records_are_read_with_their_inputs() {
+    let plan = the_plan();
+    let l = list(&plan, "nvmlDeviceGetRunningProcessDetailList").expect("a record list");
+    assert_eq!(
+        (l.record.as_str(), l.version.as_str(), l.count.as_str(), l.array.as_str()),
+        ("nvmlProcessDetailList_v1_t", "nvmlProcessDetailList_v1", "numProcArrayEntries", "procArray")
+    );
+    assert_eq!(l.elem, Val::Record("nvmlProcessDetail_v1_t".into()));
+    // "Process mode, One of \ref nvmlProcessMode_t": the enum, an input by its `inputs` rule.
+    assert_eq!(l.inputs, [("mode".to_string(), Val::Enum("nvmlProcessMode_enum".into()))]);
+
+    let l = list(&plan, "nvmlGpuInstanceGetActiveVgpus").expect("a record list");
+    assert_eq!((l.count.as_str(), l.array.as_str()), ("vgpuCount", "vgpuInstances"));
+    assert_eq!(l.elem, Val::Handle("nvmlVgpuInstance_t".into()));
+    assert!(l.inputs.is_empty());
+
+    let l = list(&plan, "nvmlDeviceGetProcessesUtilizationInfo").expect("a record list");
+    assert_eq!(l.inputs, [("lastSeenTimeStamp".to_string(), Val::Scalar(xtask::model::Ty::ULongLong))]);
+
+    // Each is a generated method of its handle, under its former hand-written name.
+    for (f, method) in [
+        ("nvmlDeviceGetRunningProcessDetailList", "running_process_detail_list"),
+        ("nvmlDeviceGetProcessesUtilizationInfo", "processes_utilization_info"),
+        ("nvmlDeviceGetVgpuProcessesUtilizationInfo", "vgpu_processes_utilization_info"),
+        ("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", "sram_unique_uncorrected_ecc_error_counts"),
+        ("nvmlGpuInstanceGetActiveVgpus", "active_vgpus"),
+        ("nvmlGpuInstanceGetCreatableVgpus", "creatable_vgpus"),
+    ] {
+        let key = plan.wrapped_by.get(f).unwrap_or_else(|| panic!("{f} has no generated method"));
+        let m = plan.method(key).expect("the method");
+        assert_eq!((m.name.as_str(), m.shape), (method, "list inside a record"), "{f}");
+    }
+}
+
+#[test]
+fn records_with_more_than_a_list_and_inputs_are_not_lists() {
+    let plan = the_plan();
+    let why = |f: &str| read(&plan, f).as_ref().err().cloned().unwrap_or_else(|| panic!("{f} was read"));
+    // A field no comment or rule directs (the value type the samples are answered in).
+    assert!(why("nvmlDeviceGetVgpuInstancesUtilizationInfo").contains("the direction of `sampleValType`"));
+    // A count the comment calls an output alone (`numEvent`, beside the `dataSize` capacity),
+    // an unversioned record (the PRM counters the caller fills), an untyped buffer (context
+    // data), a pointer whose comment calls it neither an array nor a list ("IN/OUT: Placement
+    // IDs for the vGPU type"): no record list at all.
+    for f in [
+        "nvmlSystemEventSetWait",
+        "nvmlDeviceReadPRMCounters_v1",
+        "nvmlEventSetGetContextData_v1",
+        "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+        "nvmlDeviceGetVgpuTypeSupportedPlacements",
+    ] {
+        assert!(list(&plan, f).is_none(), "{f} read as a record list");
+    }
+}
+
+/// The basic fixture with one more record that holds a list, and `extra` fields in it.
+fn fixture_with(name: &str, extra: &str) -> Plan {
+    let dir = scratch(name);
+    let header = std::fs::read_to_string(fixture("basic").join("input.h")).expect("the fixture's header");
+    let added = format!(
+        "typedef struct\n{{\n    unsigned int version; //!< IN: The version number of this struct\n{extra}    unsigned int sampleCount; //!< IN/OUT: Caller-supplied array size, and the number written\n    unsigned int *samples; //!< OUT: The array (allocated by caller) of the samples\n}} nvmlSampleList_v1_t;\n#define nvmlSampleList_v1 NVML_STRUCT_VERSION(SampleList, 1)\n\n/**\n * Samples.\n *\n * @param device  The device\n * @param list    Reference in which to return the samples\n */\nnvmlReturn_t DECLDIR nvmlDeviceGetSampleList(nvmlDevice_t device, nvmlSampleList_v1_t *list);\n\n#endif\n"
+    );
+    let at = header.rfind("#endif").expect("the header's guard");
+    std::fs::write(dir.join("input.h"), format!("{}{added}", &header[..at])).expect("write the header");
+    for f in ["rules.yaml", "function-history.yaml", "mock.yaml"] {
+        std::fs::copy(fixture("basic").join(f), dir.join(f)).expect("copy the fixture's rules");
+    }
+    let inputs = Inputs {
+        header: Some(dir.join("input.h").display().to_string()),
+        rules: Some(dir.join("rules.yaml")),
+        verbose: false,
+        keep_from: None,
+    };
+    let b = bindings(&project_root(), &inputs).expect("the fixture's bindings");
+    plan(&b, &mut Diagnostics::new("plan"))
+}
+
+/// The two ways a record with a list is refused: an output beside the list, and a field no
+/// comment or rule directs; an input beside it is taken.
+#[test]
+fn a_list_beside_an_output_or_an_undirected_field_is_not_read() {
+    let plan = fixture_with("list_beside_output", "    unsigned int slots; //!< OUT: The slots taken\n");
+    let why = read(&plan, "nvmlDeviceGetSampleList").as_ref().expect_err("not read");
+    assert!(why.contains("`slots` is an output beside it"), "{why}");
+
+    let plan = fixture_with("list_beside_undirected", "    unsigned int kind; //!< The kind of samples\n");
+    let why = read(&plan, "nvmlDeviceGetSampleList").as_ref().expect_err("not read");
+    assert!(why.contains("the direction of `kind` is not documented"), "{why}");
+
+    let plan = fixture_with("list_beside_input", "    unsigned int kind; //!< IN: The kind of samples\n");
+    let l = list(&plan, "nvmlDeviceGetSampleList").expect("a record list");
+    assert_eq!(l.inputs, [("kind".to_string(), Val::Scalar(xtask::model::Ty::UInt))]);
+    assert_eq!(l.elem, Val::Scalar(xtask::model::Ty::UInt));
+}
