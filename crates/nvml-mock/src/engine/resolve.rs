@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn each_row_holds_the_entry_of_its_function_or_of_its_family() {
         assert!(FUNCTIONS.windows(2).all(|w| w[0] < w[1]), "the functions are sorted by name");
-        for name in crate::testing::builtin_profiles() {
+        for (name, _) in crate::profile::BUILTIN {
             let profile = crate::profile::load(name).unwrap_or_else(|e| panic!("{e}"));
             let absent = vec![false; FUNCTIONS.len()];
             let objects = std::iter::once(&profile.system.1).chain(profile.devices.iter().map(|d| &d.1));
