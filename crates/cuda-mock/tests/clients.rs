@@ -69,6 +69,11 @@ fn header(dir: &str) -> String {
     format!("-I{}", newest.display())
 }
 
+/// The include flag for the NVML mock's C helpers (`check.h`, `guard.h`), which these clients share.
+fn mock_c_dir() -> String {
+    format!("-I{}", root().join("crates/nvml-mock/tests/c").display())
+}
+
 /// `tests/c/NAME.c` compiled into `lib` with `flags`, linked with the libraries there.
 fn compile(lib: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let exe = lib.join(name);
@@ -88,7 +93,11 @@ fn compile(lib: &Path, name: &str, flags: &[&str]) -> PathBuf {
 /// The C client, compiled against the vendored `cuda.h` and `nvml.h`.
 fn client(lib: &Path) -> PathBuf {
     // The deprecated functions (cuDeviceComputeCapability) are the driver's too.
-    compile(lib, "client", &[&header("cuda-headers"), &header("nvml-headers"), "-DCUDA_ENABLE_DEPRECATED"])
+    compile(
+        lib,
+        "client",
+        &[&header("cuda-headers"), &header("nvml-headers"), &mock_c_dir(), "-DCUDA_ENABLE_DEPRECATED"],
+    )
 }
 
 /// The functions the mock's `libcuda.so.1` answers (not with `CUDA_ERROR_NOT_SUPPORTED`), each
@@ -115,10 +124,12 @@ fn answered_functions() -> Vec<(String, bool)> {
 #[test]
 fn the_cuda_mock_touches_no_byte_outside_a_callers_buffer() {
     let lib = lib_dir("guard");
-    let guard_h = format!("-I{}", root().join("crates/nvml-mock/tests/c").display());
     // Every name is the symbol it spells: the legacy `cuDeviceTotalMem` takes 32 bits.
-    let exe =
-        compile(lib.as_path(), "guard_pages", &[&header("cuda-headers"), &guard_h, "-D__CUDA_API_VERSION_INTERNAL"]);
+    let exe = compile(
+        lib.as_path(),
+        "guard_pages",
+        &[&header("cuda-headers"), &mock_c_dir(), "-D__CUDA_API_VERSION_INTERNAL"],
+    );
     let answered = answered_functions();
     assert!(answered.len() > 40, "the exports answer {} functions: {answered:?}", answered.len());
     for profile in ["h100", "a100", "b200", "t4", "l40s-vgpu"] {

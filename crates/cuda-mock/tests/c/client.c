@@ -1,4 +1,4 @@
-/* A C client of the CUDA mock, linked with -lcuda -lnvidia-ml -Wl,-z,now (tests/c_client.rs).
+/* A C client of the CUDA mock, linked with -lcuda -lnvidia-ml -Wl,-z,now (tests/clients.rs).
  *
  *   client check   the driver's codes for bad input, cuGetProcAddress, contexts, and memory
  *                  allocated through CUDA seen by NVML in the same process
@@ -12,13 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h" /* crates/nvml-mock/tests/c/: CHECK and `failures` */
 #include "cuda.h"
 #include "nvml.h"
 
 /* Exported by the driver, declared by cuda.h only to builds with per-thread default streams. */
 CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
-
-static int failures;
 
 #define EXPECT(call, want)                                                                    \
     do {                                                                                      \
@@ -32,13 +31,6 @@ static int failures;
         }                                                                                     \
     } while (0)
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                            \
-            failures++;                                                                       \
-        }                                                                                     \
-    } while (0)
 
 /* NVML's used memory of GPU 0, and the bytes its compute process `pid` uses (0: not listed). */
 static void nvml_view(unsigned long long *used, unsigned long long *of_pid, unsigned int pid) {

@@ -1,6 +1,7 @@
 /*
- * The checks of the C clients of tests/c/: CHECK(cond) prints `FAIL file:line: cond` when cond
- * is false and counts the failure in `failures`, which a client returns from main.
+ * The checks of the C clients of tests/c/ and of crates/cuda-mock/tests/c/: CHECK(cond) prints
+ * `FAIL file:line: cond` when cond is false and counts the failure in `failures`, which a client
+ * returns from main.
  */
 #include <stdio.h>
 
