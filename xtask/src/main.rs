@@ -171,8 +171,9 @@ enum Command {
         #[arg(long, value_name = "DIR", hide = true)]
         find_links: Option<PathBuf>,
     },
-    /// Fetches cuda.h of nvidia-cuda-runtime VERSION with pip and vendors it under
-    /// cuda-headers/ (the mock's CUDA exports are generated from the newest; then `regen`).
+    /// Fetches cuda.h and cudaTypedefs.h of nvidia-cuda-runtime VERSION with pip and vendors
+    /// them under cuda-headers/ (the mock's CUDA exports are generated from the newest; then
+    /// `regen`).
     UpdateCudaHeader {
         /// A published version of nvidia-cuda-runtime, e.g. 13.5.37.
         version: String,

@@ -363,23 +363,29 @@ pub const CUDA_RULES_FILE: &str = "gen-config/cuda.yaml";
 /// The newest vendored `cuda.h` (see [`crate::fetch::cuda`]) through the same stages as
 /// `nvml.h`: fetched with provenance, parsed by libclang into a [`Model`], the rules of
 /// [`CUDA_RULES_FILE`] checked against it, and the mock's CUDA exports emitted
-/// (`crates/nvml-mock/src/generated/cuda/`, see [`emit::cuda`]).
+/// (`crates/nvml-mock/src/generated/cuda/`, see [`emit::cuda`]), with the ABI versions of
+/// `cudaTypedefs.h` beside it.
 pub fn generate_cuda(root: &Path, verbose: bool) -> Result<Output> {
-    let model = cuda_model(root, verbose)?;
+    let header = crate::fetch::cuda::resolve(root)?;
+    let typedefs = crate::fetch::cuda::typedefs(&header)?;
+    let typedefs_path = header.path.with_file_name(crate::fetch::cuda::TYPEDEFS);
+    let model = cuda_model(root, header, verbose)?;
+    let mut d = Diagnostics::new("parse");
+    let pfns = crate::clang::pfn::read(&typedefs, &typedefs_path.display().to_string(), &mut d);
+    d.finish(verbose)?;
     let path = root.join(CUDA_RULES_FILE);
     let rules = rules::mock::load(&path)?;
     let mut d = Diagnostics::new("rules");
     let hand_written = rules::mock::apply(&model, &rules, CUDA_RULES_FILE, &mut d);
     d.finish(verbose)?;
     let mut d = Diagnostics::new("emit");
-    let out = emit::cuda::emit(&model, &hand_written, &mut d)?;
+    let out = emit::cuda::emit(&model, &hand_written, &pfns, &mut d)?;
     d.finish(verbose)?;
     Ok(out)
 }
 
-/// The model of the newest vendored `cuda.h`.
-pub fn cuda_model(root: &Path, verbose: bool) -> Result<Model> {
-    let header = crate::fetch::cuda::resolve(root)?;
+/// The model of `header`, a `cuda.h` vendored in the workspace at `root`.
+fn cuda_model(root: &Path, header: headers::Header, verbose: bool) -> Result<Model> {
     let args = crate::fetch::cuda::clang_args(root);
     let (mut model, diags) = crate::clang::parse_header_with(&header.path, header.info, &args)?;
     diags.finish(verbose)?;

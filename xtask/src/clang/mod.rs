@@ -20,6 +20,7 @@ mod doxygen;
 mod enums;
 mod functions;
 mod macros;
+pub mod pfn;
 mod records;
 mod types;
 

@@ -6,7 +6,9 @@
 //!   is), and every enum constant;
 //! - `names.rs`: the functions (`FUNCTIONS`, and an id per function in `id`), the `CUresult`
 //!   codes with the header's words for each (`RESULTS`), the `CUdevice_attribute` and
-//!   `CUdevice_P2PAttribute` constants, and the header's `#define cuX cuX_vN` (`VERSIONS`);
+//!   `CUdevice_P2PAttribute` constants, the header's `#define cuX cuX_vN` (`VERSIONS`), and
+//!   each function's ABI versions by the CUDA version they stand from, from `cudaTypedefs.h`
+//!   (`ENTRY_POINTS`, which `cuGetProcAddress` chooses by);
 //! - `exports/`: every function of the header with its exact prototype (a file per Doxygen
 //!   group), each handing its
 //!   call to the CUDA engine's `entry`: a function of `gen-config/cuda.yaml` to its module of
@@ -22,6 +24,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{c_ty, ident, int_lit, ret_ty, Output};
+use crate::clang::pfn::{self, Pfn};
 use crate::diag::Diagnostics;
 use crate::model::{AliasKind, Model, RecordKind, Ty};
 
@@ -38,8 +41,14 @@ const ALLOWS: &[super::Allow] = &[
     ("unused_variables", "A function without behaviour takes every C parameter and answers without them."),
 ];
 
-/// Writes the files into a new [`Output`]. `hand_written` is function → engine module.
-pub fn emit(model: &Model, hand_written: &BTreeMap<String, String>, d: &mut Diagnostics) -> Result<Output> {
+/// Writes the files into a new [`Output`]. `hand_written` is function → engine module; `pfns`
+/// are `cudaTypedefs.h`'s typedefs.
+pub fn emit(
+    model: &Model,
+    hand_written: &BTreeMap<String, String>,
+    pfns: &[Pfn],
+    d: &mut Diagnostics,
+) -> Result<Output> {
     // The directory is inside the mock's generated directory, which the generator owns.
     let mut out = Output::default();
     let dir = PathBuf::from(DIR);
@@ -55,7 +64,7 @@ pub fn emit(model: &Model, hand_written: &BTreeMap<String, String>, d: &mut Diag
         dir.join("names.rs"),
         "cuda.h's functions, codes and attributes.",
         ALLOWS,
-        names(model),
+        names(model, pfns, d),
         "",
     )?;
     // The exports, a file per Doxygen group of the header (`CUDA_MEM` → `mem.rs`; the legacy
@@ -228,7 +237,44 @@ fn first_sentence(doc: Option<&str>) -> String {
     }
 }
 
-fn names(model: &Model) -> TokenStream {
+/// `ENTRY_POINTS`: each function's ABI versions from `pfns`, every export checked against the
+/// model (an export `cuda.h` does not declare is an error naming the typedef's line).
+fn entry_points(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> Vec<TokenStream> {
+    let versions = pfn::versions(pfns);
+    for p in pfns {
+        let Some(vs) = versions.get(&p.base) else {
+            let why = "a per-thread variant of a function with no typedef of its own";
+            d.error(format!("{}:{}", crate::fetch::cuda::TYPEDEFS, p.line), format!("`PFN_{}`: {why}", p.base));
+            continue;
+        };
+        // A per-thread variant is the one of the version in force at its own version.
+        let current = vs.iter().rev().find(|(v, _)| *v <= p.version).unwrap_or(&vs[0]);
+        let export = format!("{}{}", current.1, p.suffix);
+        if !model.functions.contains_key(&export) {
+            let place = format!("{}:{}", crate::fetch::cuda::TYPEDEFS, p.line);
+            d.error(
+                place,
+                format!(
+                    "`PFN_{}_v{}{}` stands for `{export}`, which cuda.h does not declare",
+                    p.base, p.version, p.suffix
+                ),
+            );
+        }
+    }
+    versions
+        .iter()
+        .map(|(base, vs)| {
+            let vs = vs.iter().map(|(v, export)| {
+                let v = Literal::i32_unsuffixed(*v);
+                quote!((#v, #export))
+            });
+            quote!((#base, &[#(#vs),*]))
+        })
+        .collect()
+}
+
+fn names(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> TokenStream {
+    let entry_points = entry_points(model, pfns, d);
     let functions: Vec<&str> = model.functions.keys().map(String::as_str).collect();
     let ids = functions.iter().enumerate().map(|(i, f)| {
         let (f, i) = (ident(f), Literal::usize_unsuffixed(i));
@@ -269,6 +315,9 @@ fn names(model: &Model) -> TokenStream {
         /// default stream; the `_ptds` or `_ptsz` variant of the target serves per-thread
         /// default streams), sorted by name.
         pub const VERSIONS: &[(&str, &str)] = &[#(#versions),*];
+        /// Each function's ABI versions from `cudaTypedefs.h`, sorted by name: the CUDA version
+        /// (`1000 * major + 10 * minor`) from which each stands and its export, oldest first.
+        pub const ENTRY_POINTS: &[(&str, &[(i32, &str)])] = &[#(#entry_points),*];
         /// Each `CUresult` code, its name and the first sentence of the header's words on it.
         pub const RESULTS: &[(u32, &str, &str)] = &[#(#results),*];
         /// Each `CUdevice_attribute` constant and its name.

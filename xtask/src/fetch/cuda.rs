@@ -2,6 +2,9 @@
 //! `License.txt`, `provenance.yaml`) from NVIDIA's `nvidia-cuda-runtime` wheel, the way
 //! [`super::headers`] vendors `nvml.h`. The newest vendored version is the one the mock's CUDA
 //! exports are generated from; its sha256 is checked against its provenance on every run.
+//! Beside it, from the same wheel, `cudaTypedefs.h` (with `cudaTypedefs.provenance.yaml`): its
+//! `PFN_cuX_vNNNNN` typedefs say from which CUDA version each of a function's ABI versions
+//! stands, which `cuGetProcAddress` chooses by.
 //!
 //! `cuda.h` includes `<stdlib.h>` and `<stdint.h>` for `size_t`, `uint32_t` and `uint64_t`:
 //! `cuda-headers/sysroot/` holds the two, with those types as the LP64 target of the parse
@@ -78,15 +81,51 @@ pub fn resolve(root: &Path) -> Result<Header> {
     Ok(Header { path, info: HeaderInfo { version, sha256 } })
 }
 
-/// Fetches `cuda.h` of `nvidia-cuda-runtime==version` with pip and vendors it as
-/// `cuda-headers/<version>/`. Returns the directory.
+/// The header of the function-pointer typedefs.
+pub const TYPEDEFS: &str = "cudaTypedefs.h";
+
+/// The provenance file of [`TYPEDEFS`], beside it.
+const TYPEDEFS_PROVENANCE: &str = "cudaTypedefs.provenance.yaml";
+
+/// The text of `cudaTypedefs.h` beside `cuda` (a header [`resolve`] returned), checked against
+/// its provenance: the same package and version as `cuda.h`'s.
+pub fn typedefs(cuda: &Header) -> Result<String> {
+    let path = cuda.path.with_file_name(TYPEDEFS);
+    let bytes = std::fs::read(&path).with_context(|| {
+        format!("cannot read {} (`cargo xtask update-cuda-header VERSION` vendors it)", path.display())
+    })?;
+    let sha256 = headers::sha256_hex(&bytes);
+    let prov_path = path.with_file_name(TYPEDEFS_PROVENANCE);
+    let prov = headers::read_provenance(&prov_path)?;
+    if prov.sha256 != sha256 || prov.version != cuda.info.version || prov.package != PACKAGE {
+        bail!(
+            "{} does not match its provenance {} (sha256 {sha256}, version {}; it says {} {} {})",
+            path.display(),
+            prov_path.display(),
+            cuda.info.version,
+            prov.package,
+            prov.version,
+            prov.sha256
+        );
+    }
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))
+}
+
+/// Fetches `cuda.h` and `cudaTypedefs.h` of `nvidia-cuda-runtime==version` with pip and
+/// vendors them as `cuda-headers/<version>/`. Returns the directory.
 pub fn vendor(root: &Path, version: &str, pip: &Pip) -> Result<PathBuf> {
     if version_key(version).is_none() {
         bail!("`{version}` is not a version such as 13.5.37");
     }
     let fetched = headers::fetch_header(PACKAGE, Some(version), "cuda.h", pip)?;
-    let prov = fetched.provenance.to_yaml();
-    let mut files: Vec<(&str, &[u8])> = vec![("cuda.h", &fetched.header), ("provenance.yaml", prov.as_bytes())];
+    let typedefs = headers::fetch_header(PACKAGE, Some(version), TYPEDEFS, pip)?;
+    let (prov, typedefs_prov) = (fetched.provenance.to_yaml(), typedefs.provenance.to_yaml());
+    let mut files: Vec<(&str, &[u8])> = vec![
+        ("cuda.h", &fetched.header),
+        ("provenance.yaml", prov.as_bytes()),
+        (TYPEDEFS, &typedefs.header),
+        (TYPEDEFS_PROVENANCE, typedefs_prov.as_bytes()),
+    ];
     if let Some(l) = &fetched.license {
         files.push(("License.txt", l));
     }

@@ -7,6 +7,8 @@
  *   client watch   prints what CUDA answers of devices 0 and 1 at each line of stdin
  *   client init    prints the code of cuInit(0)
  */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,9 @@ CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost
         }                                                                                     \
     } while (0)
 
+
+/* The address of the export `name` (a legacy version cuda.h declares only to the driver's build). */
+static void *export_of(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 /* NVML's used memory of GPU 0, and the bytes its compute process `pid` uses (0: not listed). */
 static void nvml_view(unsigned long long *used, unsigned long long *of_pid, unsigned int pid) {
@@ -90,7 +95,7 @@ static int check(void) {
         CHECK(version == nvml_version);
     }
 
-    /* cuGetProcAddress: versions as the header maps them, and per-thread default streams. */
+    /* cuGetProcAddress: the current versions, and per-thread default streams. */
     EXPECT(cuGetProcAddress_v2("cuMemAlloc", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
     CHECK(fn == (void *)&cuMemAlloc_v2 && status == CU_GET_PROC_ADDRESS_SUCCESS);
     EXPECT(cuGetProcAddress_v2("cuMemcpyHtoD", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status), CUDA_SUCCESS);
@@ -99,6 +104,27 @@ static int check(void) {
     CHECK(fn == (void *)&cuInit);
     EXPECT(cuGetProcAddress_v2("cuNoSuchFunction", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_ERROR_NOT_FOUND);
     CHECK(fn == NULL && status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    /* The ABI version in force at the version asked for (cudaTypedefs.h's PFN_cuX_vN). */
+    EXPECT(cuGetProcAddress_v2("cuMemAlloc", &fn, 3010, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == export_of("cuMemAlloc") && fn != NULL && fn != (void *)&cuMemAlloc_v2);
+    EXPECT(cuGetProcAddress_v2("cuMemAlloc", &fn, 3020, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == (void *)&cuMemAlloc_v2);
+    EXPECT(cuGetProcAddress_v2("cuCtxCreate", &fn, 11030, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == export_of("cuCtxCreate_v2") && fn != NULL);
+    EXPECT(cuGetProcAddress_v2("cuCtxCreate", &fn, 11040, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == export_of("cuCtxCreate_v3") && fn != NULL);
+    EXPECT(cuGetProcAddress_v2("cuGetProcAddress", &fn, 11030, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == export_of("cuGetProcAddress") && fn != NULL && fn != (void *)&cuGetProcAddress_v2);
+    EXPECT(cuGetProcAddress_v2("cuMemcpyHtoD", &fn, 2000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status), CUDA_SUCCESS);
+    CHECK(fn == export_of("cuMemcpyHtoD") && fn != NULL); /* the 32-bit legacy call has no per-thread variant */
+    /* Older than the function: not found, and the status says why. */
+    EXPECT(cuGetProcAddress_v2("cuMemAllocAsync", &fn, 11010, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_ERROR_NOT_FOUND);
+    CHECK(fn == NULL && status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    EXPECT(cuGetProcAddress_v2("cuMemAllocAsync", &fn, 11020, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+    CHECK(fn == (void *)&cuMemAllocAsync && status == CU_GET_PROC_ADDRESS_SUCCESS);
+    /* Newer than the driver: the reference's CUDA_ERROR_INVALID_VALUE. */
+    EXPECT(cuGetProcAddress_v2("cuInit", &fn, version + 10, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGetProcAddress_v2("cuInit", &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
     EXPECT(cuGetProcAddress_v2(NULL, &fn, 12000, 0, &status), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGetProcAddress_v2("cuInit", &fn, 12000, 1u << 7, &status), CUDA_ERROR_INVALID_VALUE);
 

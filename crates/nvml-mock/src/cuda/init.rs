@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
 
 use super::{code, put, Cu, INIT, NOT_CALLED};
-use crate::generated::cuda::names::{FUNCTIONS, RESULTS, VERSIONS};
+use crate::generated::cuda::names::{ENTRY_POINTS, FUNCTIONS, RESULTS, VERSIONS};
 use crate::generated::cuda::types::*;
 
 /// Serialises the first `cuInit`.
@@ -101,19 +101,31 @@ fn symbol(name: &str) -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
-/// The export a client asking for `symbol` gets: the function the header's `#define` maps the
-/// name to (`cuMemAlloc` → `cuMemAlloc_v2`), else the name itself; with per-thread default
-/// streams, that function's `_ptds` or `_ptsz` variant where it has one.
-pub fn resolve(symbol_name: &str, per_thread: bool) -> Option<*mut c_void> {
-    let target = VERSIONS.binary_search_by(|(n, _)| (*n).cmp(symbol_name)).ok().map_or(symbol_name, |i| VERSIONS[i].1);
+/// The export a client asking for `symbol` at `cuda_version` gets: the newest of the function's
+/// ABI versions that stands from `cuda_version` or before (`ENTRY_POINTS`, from
+/// `cudaTypedefs.h`: `cuMemAlloc` is `cuMemAlloc` from 2000 and `cuMemAlloc_v2` from 3020), or
+/// for a function with no typedef, the one the header's `#define` maps the name to; with
+/// per-thread default streams, that function's `_ptds` or `_ptsz` variant where it has one.
+pub fn resolve(
+    symbol_name: &str,
+    cuda_version: c_int,
+    per_thread: bool,
+) -> Result<*mut c_void, CUdriverProcAddressQueryResult> {
+    let target = match ENTRY_POINTS.binary_search_by(|(n, _)| (*n).cmp(symbol_name)) {
+        Ok(i) => match ENTRY_POINTS[i].1.iter().rev().find(|(v, _)| *v <= cuda_version) {
+            Some((_, export)) => *export,
+            None => return Err(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT),
+        },
+        Err(_) => VERSIONS.binary_search_by(|(n, _)| (*n).cmp(symbol_name)).ok().map_or(symbol_name, |i| VERSIONS[i].1),
+    };
     if per_thread {
         for suffix in ["_ptds", "_ptsz"] {
             if let Some(p) = symbol(&format!("{target}{suffix}")) {
-                return Some(p);
+                return Ok(p);
             }
         }
     }
-    symbol(target)
+    symbol(target).ok_or(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND)
 }
 
 fn proc_address(
@@ -131,16 +143,21 @@ fn proc_address(
     if flags & !known != 0 || cudaVersion <= 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
+    // "If the specified CUDA version is greater than the driver version, the API will return
+    // CUDA_ERROR_INVALID_VALUE" (the driver API's reference).
+    if super::nvml::cuda_driver_version().is_ok_and(|driver| cudaVersion > driver) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
     let name = crate::ffi::read_str(symbol_name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
     let per_thread = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM as u64 != 0;
     let set_status = |s| if status.is_null() { Ok(()) } else { put(status, s) };
-    match resolve(&name, per_thread) {
-        Some(p) => {
+    match resolve(&name, cudaVersion, per_thread) {
+        Ok(p) => {
             put(pfn, p)?;
             set_status(CU_GET_PROC_ADDRESS_SUCCESS)
         }
-        None => {
-            set_status(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND)?;
+        Err(s) => {
+            set_status(s)?;
             Err(CUDA_ERROR_NOT_FOUND)
         }
     }
@@ -156,9 +173,11 @@ pub fn cuGetProcAddress(
     code(proc_address(symbol, pfn, cudaVersion, flags, std::ptr::null_mut()))
 }
 
-/// The function `symbol` (a name without its version suffix) stands for, per [`resolve`]:
-/// `CUDA_ERROR_NOT_FOUND` and `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND` for a name `cuda.h`
-/// does not declare; NULL `symbol` or `pfn`, or unknown flags, `CUDA_ERROR_INVALID_VALUE`.
+/// The function `symbol` (a name without its version suffix) stands for at `cudaVersion`, per
+/// [`resolve`]: `CUDA_ERROR_NOT_FOUND` and `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND` for a name
+/// `cuda.h` does not declare, `CUDA_ERROR_NOT_FOUND` and
+/// `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT` for a version older than the function's first;
+/// NULL `symbol` or `pfn`, unknown flags or a version below 1, `CUDA_ERROR_INVALID_VALUE`.
 /// It works before `cuInit`.
 pub fn cuGetProcAddress_v2(
     symbol: *const c_char,
