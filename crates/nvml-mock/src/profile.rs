@@ -74,19 +74,23 @@ builtin!(
     "base/turing" => "base/turing",
 );
 
-/// The YAML tree of `text`: a built-in file's (the same text) read from its packed form, any
-/// other text parsed. The error names `origin`.
-fn yaml(text: &str, origin: &str) -> Result<Value, String> {
+/// The tree of the built-in file (profile or base) whose text is `text`, its bases merged in,
+/// as `build.rs` packed it; `None` for another text, and for a built-in file that did not
+/// load when the library was built (its text is then parsed, for the error).
+fn packed_tree(text: &str) -> Option<Value> {
+    crate::packed::unpack(packed_bytes(text)?)
+}
+
+/// The packed tree of the built-in file whose text is `text`.
+fn packed_bytes(text: &str) -> Option<&'static [u8]> {
     let texts = BUILTIN.iter().chain(BASES);
     let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
-    // A file that did not parse when the library was built has no packed form: its text is
-    // parsed, for the parser's error.
-    let tree =
-        texts.zip(packed).find(|((_, t), _)| *t == text).and_then(|(_, (_, bytes))| crate::packed::unpack(bytes));
-    match tree {
-        Some(tree) => Ok(tree),
-        None => serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}")),
-    }
+    texts.zip(packed).find(|((_, t), _)| *t == text).map(|(_, (_, bytes))| *bytes)
+}
+
+/// The YAML tree of `text`, parsed; the error names `origin`.
+fn parse_yaml(text: &str, origin: &str) -> Result<Value, String> {
+    serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))
 }
 
 /// The profile used when `NVML_MOCK_PROFILE` is unset.
@@ -277,7 +281,7 @@ pub struct Flat(Values, pub Entries);
 type Values = HashMap<Arc<str>, Arc<Value>, BuildHasherDefault<KeyHasher>>;
 
 /// Function values by function name.
-pub type Entries = BTreeMap<String, std::sync::Arc<Entry>>;
+pub type Entries = BTreeMap<Arc<str>, std::sync::Arc<Entry>>;
 
 /// A hasher for a profile's keys (short, trusted strings): a word at a time, multiplied
 /// (the Fx hash), deterministic.
@@ -335,7 +339,7 @@ impl Flat {
         if prefix.is_empty() {
             return self.1.get(function).map(|e| &**e);
         }
-        self.1.get(&format!("{prefix}{function}")).map(|e| &**e)
+        self.1.get(format!("{prefix}{function}").as_str()).map(|e| &**e)
     }
 
     pub fn value(&self, key: &str) -> Option<&Value> {
@@ -438,23 +442,24 @@ fn parse_checks(v: Option<&Value>, path: &str) -> Result<BTreeMap<String, Checks
     let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(out) };
     let m = v.as_mapping().ok_or_else(|| (path.to_string(), "expected a mapping by function".to_string()))?;
     for (f, c) in m {
+        // The paths are written out only for a message: a recorded GPU checks dozens.
         let f = f.as_str().unwrap_or("");
-        let fpath = format!("{path}.{f}");
+        let fpath = || format!("{path}.{f}");
         if FUNCTIONS.binary_search(&f).is_err() {
-            return Err((fpath, format!("`{f}` is not a function of nvml.h")));
+            return Err((fpath(), format!("`{f}` is not a function of nvml.h")));
         }
-        let c = c.as_mapping().ok_or_else(|| (fpath.clone(), "expected `null` and `wrong_version` codes".into()))?;
+        let c = c.as_mapping().ok_or_else(|| (fpath(), "expected `null` and `wrong_version` codes".into()))?;
         let mut checks = Checks::default();
         for (k, code) in c {
             let k = k.as_str().unwrap_or("");
-            let kpath = format!("{fpath}.{k}");
+            let kpath = || format!("{}.{k}", fpath());
             let code = const_value(code)
                 .and_then(|c| u32::try_from(c).ok())
-                .ok_or_else(|| (kpath.clone(), "expected an NVML return code".to_string()))?;
+                .ok_or_else(|| (kpath(), "expected an NVML return code".to_string()))?;
             match k {
                 "null" => checks.null = Some(code),
                 "wrong_version" => checks.wrong_version = Some(code),
-                _ => return Err((kpath, "unknown key (expected `null` or `wrong_version`)".into())),
+                _ => return Err((kpath(), "unknown key (expected `null` or `wrong_version`)".into())),
             }
         }
         out.insert(f.to_string(), checks);
@@ -593,53 +598,38 @@ type Flattened<'a> = BTreeMap<String, Cow<'a, Value>>;
 
 /// A profile's text with its `base`s merged in (recursively): each base in order, then the
 /// profile, mapping by mapping; lists and values replace. `origin` is the profile's file (whose
-/// directory relative bases are read from) or name.
+/// directory relative bases are read from) or name. A built-in file's (the same text) is
+/// read from its packed form, merged when the library was built.
 fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
-    let root = yaml(text, origin)?;
-    let Some(top) = root.as_mapping() else { return Ok(root) };
-    let bases = match top.get("base") {
-        None => return Ok(root),
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Sequence(v)) => v
-            .iter()
-            .map(|b| b.as_str().map(String::from))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| format!("profile {origin}: base: expected names"))?,
-        Some(_) => return Err(format!("profile {origin}: base: expected a name or a list of names")),
-    };
-    if depth > 16 {
-        return Err(format!("profile {origin}: base: bases nest too deep (a cycle?)"));
+    if let Some(tree) = packed_tree(text) {
+        return Ok(tree);
     }
-    let mut merged = Value::Mapping(Mapping::new());
-    for b in &bases {
-        let builtin = BASES.iter().chain(BUILTIN).find(|(n, _)| n == b);
-        let base = match builtin {
-            Some((n, t)) => with_bases(t, n, depth + 1)?,
-            None => {
-                let dir = std::path::Path::new(origin).parent().unwrap_or(std::path::Path::new("."));
-                let path = dir.join(b);
-                let t = std::fs::read_to_string(&path).map_err(|e| {
-                    let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
-                    format!(
-                        "profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}",
-                        names.join(", ")
-                    )
-                })?;
-                with_bases(&t, &path.display().to_string(), depth + 1)?
-            }
-        };
-        merge_owned(&mut merged, base);
-    }
-    let mut own = root;
-    if let Some(m) = own.as_mapping_mut() {
-        m.remove("base");
-        // The profile's own device list replaces a base's.
-        if let (true, Some(base)) = (m.contains_key("devices"), merged.as_mapping_mut()) {
-            base.remove("devices");
+    merge_with_bases(parse_yaml(text, origin)?, origin, depth, &mut with_bases)
+}
+
+/// [`crate::bases::merge_bases`] of `root` (from `origin`), each base's tree made by `tree`
+/// (its text, origin and depth): a built-in base's text by name, else a file's beside `origin`.
+fn merge_with_bases(
+    root: Value,
+    origin: &str,
+    depth: usize,
+    tree: &mut dyn FnMut(&str, &str, usize) -> Result<Value, String>,
+) -> Result<Value, String> {
+    crate::bases::merge_bases(root, origin, depth, &mut |b, depth| {
+        if let Some((n, t)) = BASES.iter().chain(BUILTIN).find(|(n, _)| *n == b) {
+            return tree(t, n, depth);
         }
-    }
-    merge_owned(&mut merged, own);
-    Ok(merged)
+        let dir = std::path::Path::new(origin).parent().unwrap_or(std::path::Path::new("."));
+        let path = dir.join(b);
+        let t = std::fs::read_to_string(&path).map_err(|e| {
+            let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
+            format!(
+                "profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}",
+                names.join(", ")
+            )
+        })?;
+        tree(&t, &path.display().to_string(), depth)
+    })
 }
 
 /// Parses and checks a profile; the error names `origin` and the offending path.
@@ -685,7 +675,7 @@ fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usi
     if !overlay.values().flatten().all(|p| matches!(p, Put::Key(k, _) if !together(k))) {
         return None;
     }
-    let gpus = builtin_gpus(text, 0)?;
+    let gpus = builtin_gpus(text)?;
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
     if let Some(i) = overlay.keys().find(|i| **i >= gpus) {
         return Some(Err(fail("devices", format!("GPU {i} does not exist (the profile has GPUs 0 to {})", gpus - 1))));
@@ -708,21 +698,10 @@ fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usi
     Some(Ok(gpus))
 }
 
-/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from the
-/// packed trees: its own `devices`, else the last of its bases' that has some.
-fn builtin_gpus(text: &str, depth: usize) -> Option<usize> {
-    let texts = BUILTIN.iter().chain(BASES);
-    let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
-    let (_, (_, bytes)) = texts.zip(packed).find(|((_, t), _)| *t == text)?;
-    if let Some(devices) = crate::packed::get(bytes, "devices") {
-        return crate::packed::items(devices);
-    }
-    if depth > 16 {
-        return None;
-    }
-    let bases = crate::packed::strings(crate::packed::get(bytes, "base")?)?;
-    let text_of = |name: &str| BASES.iter().chain(BUILTIN).find(|(n, _)| *n == name).map(|(_, t)| *t);
-    bases.iter().rev().find_map(|b| builtin_gpus(text_of(b)?, depth + 1))
+/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from its
+/// packed tree (its bases merged in).
+fn builtin_gpus(text: &str) -> Option<usize> {
+    crate::packed::items(crate::packed::get(packed_bytes(text)?, "devices")?)
 }
 
 /// [`parse_with`]; with `only_overlaid`, the devices `overlay` does not change are left empty.
@@ -799,7 +778,7 @@ fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: boo
                 let path = format!("devices[{i}].vgpu.instances[{j}]");
                 let (id, entries) = object_entries(inst, ObjectKind::VgpuInstance, &path)
                     .map_err(|m| format!("profile {origin}: {m}"))?;
-                flat.1.extend(entries.into_iter().map(|(f, e)| (format!("vgpu.instance.{id}.{f}"), e)));
+                flat.1.extend(entries.into_iter().map(|(f, e)| (Arc::from(format!("vgpu.instance.{id}.{f}")), e)));
             }
         }
         devices_made.push(flat);
@@ -834,6 +813,14 @@ fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: boo
     p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
     p.system_checks = parse_checks(p.system.value("checks"), "system.checks").map_err(|(path, m)| fail(&path, m))?;
     for (i, d) in p.devices.iter().enumerate() {
+        // The GPUs that share their defaults' checks (the same value) share what they parse to.
+        let shared = d.0.get("checks");
+        let same = |j: usize| p.devices[j].0.get("checks").zip(shared).is_some_and(|(a, b)| Arc::ptr_eq(a, b));
+        if let Some(j) = (0..i).find(|j| same(*j)) {
+            let checks = p.device_checks[j].clone();
+            p.device_checks.push(checks);
+            continue;
+        }
         let path = format!("devices[{i}].checks");
         p.device_checks.push(parse_checks(d.value("checks"), &path).map_err(|(path, m)| fail(&path, m))?);
     }
@@ -1008,29 +995,34 @@ impl Defaults {
     /// it; `None` where `d` is to be merged whole (not a mapping, or an error entry).
     fn device(&self, defaults: &Mapping, d: &Value, index: usize, puts: &[Put]) -> Option<Result<Flat, Failed>> {
         let own_map = d.as_mapping().filter(|m| !m.contains_key("error"))?;
-        // The device's keys, each merged over the defaults' value where they have one.
-        let parts: Vec<(&Value, Cow<Value>)> = (own_map.iter())
-            .map(|(k, v)| match defaults.get(k) {
-                Some(base) => {
-                    let mut base = base.clone();
-                    merge(&mut base, v);
-                    (k, Cow::Owned(base))
-                }
-                None => (k, Cow::Borrowed(v)),
-            })
-            .collect();
-        let touched: Vec<&str> = own_map.keys().filter_map(Value::as_str).collect();
-        let under = |k: &str| touched.contains(&k.split('.').next().unwrap_or(k));
         Some((|| {
-            // What flattening the merged mapping gives, key by key.
-            let mut own = BTreeMap::new();
-            for (k, v) in &parts {
+            // A key the device names over a value of the defaults is flattened over the
+            // defaults' flattened values where the two are mappings of values alike
+            // ([`flat_over`]); elsewhere (a mapping over a value, `null` or an error over a
+            // mapping) the defaults' keys under it are dropped and the two merged whole.
+            let mut whole: Vec<(&str, Value)> = Vec::new();
+            let mut own = Flattened::new();
+            // Entries made from the defaults' own (a recorded function's selector values removed).
+            let mut ready: Vec<(&str, Entry)> = Vec::new();
+            for (k, v) in own_map {
                 let k = k.as_str().ok_or_else(|| Failed::Flatten(String::new(), "keys must be strings".into()))?;
-                flatten(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+                match defaults.get(k) {
+                    Some(base) if self.without_selected(k, base, v).map(|e| ready.push((k, e))).is_some() => {}
+                    Some(base) if !flat_over(k, base, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))? => {
+                        let mut base = base.clone();
+                        merge(&mut base, v);
+                        whole.push((k, base));
+                    }
+                    Some(_) => {}
+                    None => flatten_into(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?,
+                }
             }
-            let mut own = borrowed(own);
+            for (k, v) in &whole {
+                flatten_into(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+            }
+            let dropped = |k: &str| whole.iter().any(|(w, _)| *w == k.split('.').next().unwrap_or(k));
             for (k, v) in &self.templated {
-                if !under(k) {
+                if !own.contains_key(k) && !dropped(k) {
                     own.insert(k.clone(), Cow::Borrowed(v));
                 }
             }
@@ -1038,24 +1030,123 @@ impl Defaults {
                 template(v, index);
             }
             let fields = "recorded_fields";
-            if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !under(fields) {
+            if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !dropped(fields) {
                 if let Some(v) = self.values.get(fields) {
                     own.insert(fields.to_string(), Cow::Borrowed(&**v));
                 }
             }
             put_over(&mut own, puts);
-            let replaced = |k: &str| own.contains_key(k) || under(k);
-            let mut values = self.values.clone();
-            values.retain(|k, _| !replaced(k));
-            let mut entries = self.entries.clone();
-            entries.retain(|k, _| !replaced(k));
+            ready.retain(|(k, _)| !own.contains_key(*k));
+            let kept = |k: &str| !own.contains_key(k) && !dropped(k) && !ready.iter().any(|(r, _)| *r == k);
+            let mut values: Values =
+                (self.values.iter()).filter(|(k, _)| kept(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let mut entries: Entries =
+                (self.entries.iter()).filter(|(k, _)| kept(k)).map(|(k, e)| (k.clone(), e.clone())).collect();
             let flat = made(own, ObjectKind::Device, "").map_err(Failed::Entry)?;
             check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
             values.extend(flat.0);
             entries.extend(flat.1);
+            entries.extend(ready.into_iter().map(|(k, e)| (Arc::from(k), Arc::new(e))));
             Ok(Flat(values, entries))
         })())
     }
+
+    /// What merging `over` over the defaults' value `base` of function `key` and parsing the
+    /// result gives, made from the defaults' entry without parsing: where `over` sets values of
+    /// the function's first selector to `null` (a recorded GPU's samples of some kinds
+    /// removed), each a key of `base` that alone names its value, and the defaults' entry is
+    /// one by that selector, it is that entry less those values. `None` otherwise.
+    fn without_selected(&self, key: &str, base: &Value, over: &Value) -> Option<Entry> {
+        let (b, o) = (base.as_mapping()?, over.as_mapping()?);
+        if key.contains('.') || o.is_empty() || o.contains_key("error") || !o.values().all(Value::is_null) {
+            return None;
+        }
+        let sel = answer::schema(key).filter(|s| s.object == ObjectKind::Device)?.selectors.first()?;
+        let Entry::Select { by, other } = &**self.entries.get(key)? else { return None };
+        let (mut by, mut other) = (by.clone(), other.clone());
+        for k in o.keys() {
+            if !b.contains_key(k) {
+                return None;
+            }
+            if k.as_str() == Some("*") {
+                other = None;
+                continue;
+            }
+            let value = answer::selector_value(sel, k)?;
+            let named = b.keys().filter(|n| n.as_str() != Some("*") && answer::selector_value(sel, n) == Some(value));
+            if named.count() != 1 {
+                return None;
+            }
+            by.remove(&value);
+        }
+        Some(Entry::Select { by, other })
+    }
+}
+
+/// [`flatten`] of `v` at `path`, its values borrowed into `out`.
+fn flatten_into<'a>(path: &str, v: &'a Value, out: &mut Flattened<'a>) -> Result<(), (String, String)> {
+    let mut flat = BTreeMap::new();
+    flatten(path, v, &mut flat)?;
+    out.extend(flat.into_iter().map(|(k, v)| (k, Cow::Borrowed(v))));
+    Ok(())
+}
+
+/// Puts into `out` what flattening `over` merged over `base` at `path` gives that flattening
+/// `base` alone does not, where the defaults' flattened values under `path` (`base`'s) stay
+/// as they are but for the keys put: both mappings of values (neither an error entry),
+/// recursively, or a value over a value, or a function's or a map's value over its own (the
+/// two merged). `false`, with `out` as it was, where that does not hold: the caller merges
+/// the two whole.
+fn flat_over<'a>(path: &str, base: &Value, over: &'a Value, out: &mut Flattened<'a>) -> Result<bool, (String, String)> {
+    let mut found = Flattened::new();
+    if !flat_over_at(path, base, over, &mut found)? {
+        return Ok(false);
+    }
+    out.extend(found);
+    Ok(true)
+}
+
+fn flat_over_at<'a>(
+    path: &str,
+    base: &Value,
+    over: &'a Value,
+    out: &mut Flattened<'a>,
+) -> Result<bool, (String, String)> {
+    let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
+    let (Value::Mapping(b), Value::Mapping(o)) = (base, over) else {
+        // A value over a value replaces it, as the merge does.
+        if base.is_mapping() || over.is_mapping() {
+            return Ok(false);
+        }
+        out.insert(path.to_string(), Cow::Borrowed(over));
+        return Ok(true);
+    };
+    if is_whole(path) {
+        let mut merged = base.clone();
+        merge(&mut merged, over);
+        out.insert(path.to_string(), Cow::Owned(merged));
+        return Ok(true);
+    }
+    if is_error(base) || is_error(over) {
+        return Ok(false);
+    }
+    for (k, v) in o {
+        let k = k.as_str().ok_or_else(|| (path.to_string(), "keys must be strings".to_string()))?;
+        let sub = format!("{path}.{k}");
+        let fits = match b.get(k) {
+            Some(bv) => flat_over_at(&sub, bv, v, out)?,
+            None => {
+                let mut flat = BTreeMap::new();
+                flatten(&sub, v, &mut flat)?;
+                out.extend(flat.into_iter().map(|(k, v)| (k, Cow::Borrowed(v))));
+                true
+            }
+        };
+        if !fits {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// A vGPU host's GPU is what its instances make it: its utilisation is the sum of theirs
@@ -1160,29 +1251,7 @@ pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
 /// `over` replaces what it names in `base`, mapping by mapping. An error entry
 /// (`{error: ...}`) replaces a value whole, and is replaced whole.
 fn merge(base: &mut Value, over: &Value) {
-    merge_owned(base, over.clone());
-}
-
-/// [`merge`], taking `over`'s values rather than copies of them.
-fn merge_owned(base: &mut Value, over: Value) {
-    let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
-    if is_error(base) || is_error(&over) {
-        *base = over;
-        return;
-    }
-    match (base, over) {
-        (Value::Mapping(b), Value::Mapping(o)) => {
-            for (k, v) in o {
-                match b.get_mut(&k) {
-                    Some(existing) => merge_owned(existing, v),
-                    None => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o,
-    }
+    crate::bases::merge_owned(base, over.clone());
 }
 
 /// Whether a key names a function (`nvmlDevice...`), not a value (`driver_version`).
@@ -1209,7 +1278,7 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
         if !is_function_name(k) {
             return Err(format!("{path}.{k}: unknown key (expected `id` and function names)"));
         }
-        entries.insert(k.to_string(), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?.into());
+        entries.insert(Arc::from(k), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?.into());
     }
     Ok((id, entries))
 }
@@ -1226,7 +1295,7 @@ fn made(flat: Flattened<'_>, kind: ObjectKind, shown_prefix: &str) -> Result<Fla
             }
             Some(entry) => {
                 if let Some(entry) = entry? {
-                    out.1.insert(key, entry.into());
+                    out.1.insert(Arc::from(key), entry.into());
                 }
             }
         }
@@ -1294,11 +1363,7 @@ fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut BTreeMap<String, &'a Value>
         out.insert(prefix.to_string(), v);
         return Ok(());
     };
-    let function = prefix.rsplit('.').next().is_some_and(is_function_name);
-    let map = |keys: &'static [(&'static str, Kind)], p: &str| key_kind(keys, p) == Some(Kind::Map);
-    let whole =
-        function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
-    if whole {
+    if is_whole(prefix) {
         out.insert(prefix.to_string(), v);
         return Ok(());
     }
@@ -1308,6 +1373,13 @@ fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut BTreeMap<String, &'a Value>
         flatten(&path, val, out)?;
     }
     Ok(())
+}
+
+/// Whether [`flatten`] keeps a mapping at `path` whole: a function's value or a `Map` key's.
+fn is_whole(path: &str) -> bool {
+    let function = path.rsplit('.').next().is_some_and(is_function_name);
+    let map = |keys: &'static [(&'static str, Kind)], p: &str| key_kind(keys, p) == Some(Kind::Map);
+    function || map(DEVICE_KEYS, path) || path.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p))
 }
 
 /// [`flatten`]'s values, borrowed.
@@ -1392,20 +1464,30 @@ mod tests {
         }
     }
 
+    /// [`with_bases`] from the YAML alone: every file's text parsed, none read packed.
+    fn parsed_with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
+        merge_with_bases(parse_yaml(text, origin)?, origin, depth, &mut parsed_with_bases)
+    }
+
     #[test]
-    fn the_packed_form_of_every_built_in_file_is_its_parsed_yaml() {
+    fn the_packed_form_of_every_built_in_file_is_its_parsed_yaml_with_its_bases() {
         let texts = BUILTIN.iter().chain(BASES);
         let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
         assert_eq!(BUILTIN.len() + BASES.len(), BUILTIN_PACKED.len() + BASES_PACKED.len());
+        let mut with_a_base = 0;
         for ((name, text), (packed_name, bytes)) in texts.zip(packed) {
             assert_eq!(name, packed_name);
-            let parsed: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let parsed = parsed_with_bases(text, name, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(parsed.is_mapping(), "{name}");
             assert_eq!(crate::packed::unpack(bytes).as_ref(), Some(&parsed), "{name}");
-            assert_eq!(yaml(text, name).as_ref(), Ok(&parsed), "{name}");
+            assert_eq!(with_bases(text, name, 0).as_ref(), Ok(&parsed), "{name}");
+            let own: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            with_a_base += usize::from(own.get("base").is_some());
         }
+        assert!(with_a_base >= BUILTIN.len(), "the built-in profiles start from bases");
         // Any other text is parsed, and its error names where it is from.
-        assert_eq!(yaml("a: [1", "x.yaml").map_err(|e| e.starts_with("profile x.yaml: ")), Err(true));
+        let e = with_bases("a: [1", "x.yaml", 0).map_err(|e| e.starts_with("profile x.yaml: "));
+        assert_eq!(e, Err(true));
     }
 
     #[test]
@@ -1540,7 +1622,7 @@ mod tests {
             assert_eq!(alone, 20, "{name}: the puts checked alone");
         }
         // The GPUs of each built-in, counted from its packed form.
-        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t, 0) == parse(t, n).ok().map(|p| p.devices.len())));
+        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t) == parse(t, n).ok().map(|p| p.devices.len())));
         // Another profile is loaded whole.
         let text = "devices: [{memory: {used: 5}}, {memory: {total: lots}}]\n";
         assert!(check_with(text, "x.yaml", &put(0, "memory.used", Value::from(1))).is_err());
