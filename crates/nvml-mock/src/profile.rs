@@ -657,6 +657,27 @@ pub fn check_with(text: &str, origin: &str, overlay: &Overlay) -> Result<usize, 
     parse_devices(text, origin, overlay, builtin).map(|p| p.devices.len())
 }
 
+/// How the profile's driver numbers the field ids (`Profile::fields`): of a built-in profile,
+/// read from its packed tree's `system.driver_version` without loading the profile (`nvml-mock
+/// ctl set` of an `NVML_FI_*` name reads it so); of another, from the profile loaded.
+pub fn field_numbering(text: &str, origin: &str) -> Result<nvml_sys::FieldNumbering, String> {
+    let packed = packed_bytes(text).and_then(|b| crate::packed::get(b, "system")).map(|system| {
+        match crate::packed::get(system, "driver_version").map(crate::packed::unpack) {
+            // No driver version: the newest numbering, as `parse_devices` has it.
+            None => Some(nvml_sys::FieldNumbering::default()),
+            // One that the profile loads with (its major version a number).
+            Some(Some(Value::String(v))) if v.split('.').next().is_some_and(|m| m.parse::<u32>().is_ok()) => {
+                Some(nvml_sys::FieldNumbering::for_driver(&v).unwrap_or_default())
+            }
+            Some(_) => None,
+        }
+    });
+    match packed.flatten() {
+        Some(numbering) => Ok(numbering),
+        None => parse(text, origin).map(|p| p.fields),
+    }
+}
+
 /// Keys whose value a device's other values are checked against (its processes' memory
 /// against `memory.used`, a vGPU host's instances against the types), or that change how
 /// other puts apply (`recorded_fields` and field values): a put of one needs its device made.
@@ -666,13 +687,15 @@ const CHECKED_TOGETHER: &[&str] =
 /// [`check_with`] of a built-in profile (`text`) without making a device, where each put is a
 /// key and value checked alone: a put goes into its device as it is (after the device's own
 /// keys are flattened and templated), and the device's other values load, so a put fails only
-/// on what it is. `None` where that does not hold (a field value, a key of
+/// on what it is. A field value goes into the device's `recorded_fields`, which the engine
+/// reads when a client asks for the field (nothing checks it as the profile loads): it fails
+/// only on a GPU that does not exist. `None` where that does not hold (a key of
 /// [`CHECKED_TOGETHER`]) or the profile's GPUs cannot be counted from its packed form.
 fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usize, String>> {
     let together = |k: &str| {
         CHECKED_TOGETHER.iter().any(|c| k.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with('.')))
     };
-    if !overlay.values().flatten().all(|p| matches!(p, Put::Key(k, _) if !together(k))) {
+    if !overlay.values().flatten().all(|p| matches!(p, Put::Field(..)) || matches!(p, Put::Key(k, _) if !together(k))) {
         return None;
     }
     let gpus = builtin_gpus(text)?;
@@ -1569,6 +1592,58 @@ mod tests {
     }
 
     #[test]
+    fn a_device_over_the_shared_defaults_is_the_whole_merge_whatever_it_puts_over_them() {
+        let text = r#"
+device_defaults:
+  name: 'GPU {index}'
+  pci: {domain: 0, bus: 1, device: 0}
+  memory: {total: 10, used: 1}
+  nvlink: {links: 2, version: 4, throughput: {data_tx_kib: 1}}
+  temperature: {gpu: 30}
+  nvmlDeviceGetIrqNum: 152
+  nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: 100, NVML_ENCODER_QUERY_HEVC: 50, '*': 0}
+  gpm: {NVML_GPM_METRIC_SM_UTIL: 1.0}
+devices:
+  - {pci: {bus: 2}, nvlink: {throughput: {data_rx_kib: 2}}}
+  - {pci: 5}
+  - {memory: {used: {x: 1}}}
+  - {memory: {total: {error: NVML_ERROR_NOT_SUPPORTED}}}
+  - {nvlink: null}
+  - {temperature: {error: NVML_ERROR_NOT_SUPPORTED}}
+  - {nvmlDeviceGetIrqNum: null}
+  - {nvmlDeviceGetIrqNum: {error: NVML_ERROR_NOT_SUPPORTED}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: null}}
+  - {nvmlDeviceGetEncoderCapacity: {'*': null, NVML_ENCODER_QUERY_HEVC: null}}
+  - {nvmlDeviceGetEncoderCapacity: {0: null}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: 7}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_NOPE: null}}
+  - {gpm: {NVML_GPM_METRIC_SM_UTIL: 2.0}}
+  - {name: 'Mine {index}', temperature: {gpu: 31, memory: 40}}
+  - {}
+"#;
+        let root: Value = serde_yaml::from_str(text).unwrap();
+        let defaults = root.get("device_defaults").unwrap();
+        let shared = Defaults::of(defaults).unwrap();
+        let shown = |r: Result<Flat, Failed>| match r {
+            Ok(flat) => Ok((format!("{:?}", flat.values()), flat.1)),
+            Err(Failed::Flatten(p, m) | Failed::Check(p, m)) => Err(format!("{p}: {m}")),
+            Err(Failed::Entry(m)) => Err(m),
+        };
+        let puts = [Put::Key("nvmlDeviceGetEncoderCapacity".into(), Value::from(3)), Put::Field(141, Value::from(5))];
+        let devices = root.get("devices").and_then(Value::as_sequence).unwrap();
+        let mut failed = 0;
+        for (i, d) in devices.iter().enumerate() {
+            for puts in [&[][..], &puts[..]] {
+                let fast = shown(shared.device(defaults.as_mapping().unwrap(), d, i, puts).unwrap());
+                let whole = shown(whole_device(defaults, d, i, puts));
+                assert!(fast == whole, "device {i}: {fast:?} is not {whole:?}");
+                failed += usize::from(whole.is_err());
+            }
+        }
+        assert!(failed >= 4, "some devices fail to load: {failed}");
+    }
+
+    #[test]
     fn a_check_of_the_changed_devices_says_what_loading_the_whole_profile_says() {
         let put = |i: usize, key: &str, v: Value| Overlay::from([(i, vec![Put::Key(key.into(), v)])]);
         for (name, text) in BUILTIN {
@@ -1609,6 +1684,16 @@ mod tests {
                     (0, vec![Put::Key("uuid".into(), Value::from("GPU-x"))]),
                     (1, vec![Put::Key("temperature.gpu".into(), Value::from(-3))]),
                 ]),
+                // Field values, alone and beside keys.
+                Overlay::from([(last + 1, vec![Put::Field(141, Value::from(5))])]),
+                Overlay::from([(
+                    0,
+                    vec![Put::Key("temperature.gpu".into(), Value::from("hot")), Put::Field(141, Value::from(5))],
+                )]),
+                Overlay::from([
+                    (0, vec![Put::Key("uuid".into(), Value::from("GPU-x")), Put::Field(83, Value::from("text"))]),
+                    (last, vec![Put::Field(142, Value::Sequence(vec![]))]),
+                ]),
             ];
             let mut alone = 0;
             for overlay in &overlays {
@@ -1619,8 +1704,16 @@ mod tests {
                     alone += 1;
                 }
             }
-            assert_eq!(alone, 20, "{name}: the puts checked alone");
+            assert_eq!(alone, 24, "{name}: the puts checked alone");
+            // The field numbering `ctl set NVML_FI_...` reads is the loaded profile's.
+            let numbering = field_numbering(text, name).unwrap_or_else(|e| panic!("{e}"));
+            assert!((0..512).all(|id| numbering.to_driver(id) == p.fields.to_driver(id)), "{name}: field numbering");
         }
+        let renumbered = |n: &str| {
+            let text = BUILTIN.iter().find(|(b, _)| *b == n).map(|(_, t)| *t).unwrap_or_default();
+            (0..512).filter(|id| field_numbering(text, n).ok().and_then(|f| f.to_driver(*id)) != Some(*id)).count()
+        };
+        assert!(renumbered("h100-r560") > 0 && renumbered("h100") == 0, "an older driver numbers some fields apart");
         // The GPUs of each built-in, counted from its packed form.
         assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t) == parse(t, n).ok().map(|p| p.devices.len())));
         // Another profile is loaded whole.
