@@ -244,9 +244,26 @@ impl Entry {
     }
 }
 
-/// The schema of a function answered from data (each area's list is sorted by name).
+/// The schema of a function answered from data.
 pub fn schema(function: &str) -> Option<&'static FunctionSchema> {
-    FUNCTIONS.iter().find_map(|area| area.binary_search_by(|f| f.name.cmp(function)).ok().map(|i| &area[i]))
+    function_id(function).and_then(schema_of)
+}
+
+/// The schema of function `id` (`generated::names::id`), if it is answered from data: the
+/// areas' lists (each sorted by name) are put by id once per process, so that a look-up is
+/// one index rather than a search of every area.
+pub fn schema_of(id: usize) -> Option<&'static FunctionSchema> {
+    static BY_ID: std::sync::OnceLock<Vec<Option<&'static FunctionSchema>>> = std::sync::OnceLock::new();
+    let by_id = BY_ID.get_or_init(|| {
+        let mut by_id = vec![None; crate::generated::names::FUNCTIONS.len()];
+        for f in FUNCTIONS.iter().flat_map(|area| area.iter()) {
+            if let Some(slot) = function_id(f.name).and_then(|i| by_id.get_mut(i)) {
+                *slot = Some(f);
+            }
+        }
+        by_id
+    });
+    by_id.get(id).copied().flatten()
 }
 
 fn record(name: &str) -> Option<&'static RecordSchema> {
@@ -347,6 +364,12 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &Path) 
         by.insert(key.int(), entry);
     }
     Ok(Entry::Select { by, other })
+}
+
+/// The value of selector `sel` that a profile's key `k` names (as [`parse_entry`] reads the
+/// keys of a mapping by selector values); `None` for `"*"` and for a key that names none.
+pub fn selector_value(sel: &Field, k: &Value) -> Option<i64> {
+    parse_value(&sel.ty, k, &Path::At("")).ok().map(|v| v.int())
 }
 
 /// The errors of a function written by hand by its selector values: a mapping by the first
@@ -548,6 +571,14 @@ mod tests {
         assert!(FUNCTIONS.iter().all(|area| area.windows(2).all(|w| w[0].name < w[1].name)));
         assert!(RECORDS.iter().all(|area| area.windows(2).all(|w| w[0].name < w[1].name)));
         assert!(ENUMS.windows(2).all(|w| w[0].0 < w[1].0));
+        // Every schema is found by its function's id, and only functions of a schema have one.
+        let mut found = 0;
+        for f in FUNCTIONS.iter().flat_map(|area| area.iter()) {
+            assert!(schema(f.name).is_some_and(|s| std::ptr::eq(s, f)), "{}", f.name);
+            found += 1;
+        }
+        let by_id = (0..crate::generated::names::FUNCTIONS.len()).filter(|i| schema_of(*i).is_some()).count();
+        assert_eq!(by_id, found);
     }
 
     #[test]

@@ -68,9 +68,10 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `schema`, `packed`, `generated::names`, `generated::history`, `generated::cuda`:
+//! 1. `ffi`, `schema`, `packed`, `bases`, `generated::names`, `generated::history`, `generated::cuda`:
 //!    NVML's buffer protocols over raw pointers, the types of the function tables, a YAML tree
-//!    in the binary form `build.rs` packs the built-in profiles in, the header's names and the
+//!    in the binary form `build.rs` packs the built-in profiles in, a profile's tree with its
+//!    bases merged in (`build.rs` merges the built-ins so), the header's names and the
 //!    branch that introduced each function; `cuda.h`'s names and types (its exports are a
 //!    layer of their own, below).
 //! 2. `generated::tables`, `driver`, `private`: the functions answered from a profile's values,
@@ -105,6 +106,7 @@
 mod allocations;
 mod answer;
 mod answers_doc;
+mod bases;
 pub mod capture;
 mod cuda;
 mod driver;

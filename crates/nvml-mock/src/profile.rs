@@ -74,19 +74,23 @@ builtin!(
     "base/turing" => "base/turing",
 );
 
-/// The YAML tree of `text`: a built-in file's (the same text) read from its packed form, any
-/// other text parsed. The error names `origin`.
-fn yaml(text: &str, origin: &str) -> Result<Value, String> {
+/// The tree of the built-in file (profile or base) whose text is `text`, its bases merged in,
+/// as `build.rs` packed it; `None` for another text, and for a built-in file that did not
+/// load when the library was built (its text is then parsed, for the error).
+fn packed_tree(text: &str) -> Option<Value> {
+    crate::packed::unpack(packed_bytes(text)?)
+}
+
+/// The packed tree of the built-in file whose text is `text`.
+fn packed_bytes(text: &str) -> Option<&'static [u8]> {
     let texts = BUILTIN.iter().chain(BASES);
     let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
-    // A file that did not parse when the library was built has no packed form: its text is
-    // parsed, for the parser's error.
-    let tree =
-        texts.zip(packed).find(|((_, t), _)| *t == text).and_then(|(_, (_, bytes))| crate::packed::unpack(bytes));
-    match tree {
-        Some(tree) => Ok(tree),
-        None => serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}")),
-    }
+    texts.zip(packed).find(|((_, t), _)| *t == text).map(|(_, (_, bytes))| *bytes)
+}
+
+/// The YAML tree of `text`, parsed; the error names `origin`.
+fn parse_yaml(text: &str, origin: &str) -> Result<Value, String> {
+    serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))
 }
 
 /// The profile used when `NVML_MOCK_PROFILE` is unset.
@@ -277,7 +281,7 @@ pub struct Flat(Values, pub Entries);
 type Values = HashMap<Arc<str>, Arc<Value>, BuildHasherDefault<KeyHasher>>;
 
 /// Function values by function name.
-pub type Entries = BTreeMap<String, std::sync::Arc<Entry>>;
+pub type Entries = BTreeMap<Arc<str>, std::sync::Arc<Entry>>;
 
 /// A hasher for a profile's keys (short, trusted strings): a word at a time, multiplied
 /// (the Fx hash), deterministic.
@@ -335,7 +339,7 @@ impl Flat {
         if prefix.is_empty() {
             return self.1.get(function).map(|e| &**e);
         }
-        self.1.get(&format!("{prefix}{function}")).map(|e| &**e)
+        self.1.get(format!("{prefix}{function}").as_str()).map(|e| &**e)
     }
 
     pub fn value(&self, key: &str) -> Option<&Value> {
@@ -438,23 +442,24 @@ fn parse_checks(v: Option<&Value>, path: &str) -> Result<BTreeMap<String, Checks
     let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(out) };
     let m = v.as_mapping().ok_or_else(|| (path.to_string(), "expected a mapping by function".to_string()))?;
     for (f, c) in m {
+        // The paths are written out only for a message: a recorded GPU checks dozens.
         let f = f.as_str().unwrap_or("");
-        let fpath = format!("{path}.{f}");
+        let fpath = || format!("{path}.{f}");
         if FUNCTIONS.binary_search(&f).is_err() {
-            return Err((fpath, format!("`{f}` is not a function of nvml.h")));
+            return Err((fpath(), format!("`{f}` is not a function of nvml.h")));
         }
-        let c = c.as_mapping().ok_or_else(|| (fpath.clone(), "expected `null` and `wrong_version` codes".into()))?;
+        let c = c.as_mapping().ok_or_else(|| (fpath(), "expected `null` and `wrong_version` codes".into()))?;
         let mut checks = Checks::default();
         for (k, code) in c {
             let k = k.as_str().unwrap_or("");
-            let kpath = format!("{fpath}.{k}");
+            let kpath = || format!("{}.{k}", fpath());
             let code = const_value(code)
                 .and_then(|c| u32::try_from(c).ok())
-                .ok_or_else(|| (kpath.clone(), "expected an NVML return code".to_string()))?;
+                .ok_or_else(|| (kpath(), "expected an NVML return code".to_string()))?;
             match k {
                 "null" => checks.null = Some(code),
                 "wrong_version" => checks.wrong_version = Some(code),
-                _ => return Err((kpath, "unknown key (expected `null` or `wrong_version`)".into())),
+                _ => return Err((kpath(), "unknown key (expected `null` or `wrong_version`)".into())),
             }
         }
         out.insert(f.to_string(), checks);
@@ -593,53 +598,38 @@ type Flattened<'a> = BTreeMap<String, Cow<'a, Value>>;
 
 /// A profile's text with its `base`s merged in (recursively): each base in order, then the
 /// profile, mapping by mapping; lists and values replace. `origin` is the profile's file (whose
-/// directory relative bases are read from) or name.
+/// directory relative bases are read from) or name. A built-in file's (the same text) is
+/// read from its packed form, merged when the library was built.
 fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
-    let root = yaml(text, origin)?;
-    let Some(top) = root.as_mapping() else { return Ok(root) };
-    let bases = match top.get("base") {
-        None => return Ok(root),
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Sequence(v)) => v
-            .iter()
-            .map(|b| b.as_str().map(String::from))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| format!("profile {origin}: base: expected names"))?,
-        Some(_) => return Err(format!("profile {origin}: base: expected a name or a list of names")),
-    };
-    if depth > 16 {
-        return Err(format!("profile {origin}: base: bases nest too deep (a cycle?)"));
+    if let Some(tree) = packed_tree(text) {
+        return Ok(tree);
     }
-    let mut merged = Value::Mapping(Mapping::new());
-    for b in &bases {
-        let builtin = BASES.iter().chain(BUILTIN).find(|(n, _)| n == b);
-        let base = match builtin {
-            Some((n, t)) => with_bases(t, n, depth + 1)?,
-            None => {
-                let dir = std::path::Path::new(origin).parent().unwrap_or(std::path::Path::new("."));
-                let path = dir.join(b);
-                let t = std::fs::read_to_string(&path).map_err(|e| {
-                    let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
-                    format!(
-                        "profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}",
-                        names.join(", ")
-                    )
-                })?;
-                with_bases(&t, &path.display().to_string(), depth + 1)?
-            }
-        };
-        merge_owned(&mut merged, base);
-    }
-    let mut own = root;
-    if let Some(m) = own.as_mapping_mut() {
-        m.remove("base");
-        // The profile's own device list replaces a base's.
-        if let (true, Some(base)) = (m.contains_key("devices"), merged.as_mapping_mut()) {
-            base.remove("devices");
+    merge_with_bases(parse_yaml(text, origin)?, origin, depth, &mut with_bases)
+}
+
+/// [`crate::bases::merge_bases`] of `root` (from `origin`), each base's tree made by `tree`
+/// (its text, origin and depth): a built-in base's text by name, else a file's beside `origin`.
+fn merge_with_bases(
+    root: Value,
+    origin: &str,
+    depth: usize,
+    tree: &mut dyn FnMut(&str, &str, usize) -> Result<Value, String>,
+) -> Result<Value, String> {
+    crate::bases::merge_bases(root, origin, depth, &mut |b, depth| {
+        if let Some((n, t)) = BASES.iter().chain(BUILTIN).find(|(n, _)| *n == b) {
+            return tree(t, n, depth);
         }
-    }
-    merge_owned(&mut merged, own);
-    Ok(merged)
+        let dir = std::path::Path::new(origin).parent().unwrap_or(std::path::Path::new("."));
+        let path = dir.join(b);
+        let t = std::fs::read_to_string(&path).map_err(|e| {
+            let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
+            format!(
+                "profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}",
+                names.join(", ")
+            )
+        })?;
+        tree(&t, &path.display().to_string(), depth)
+    })
 }
 
 /// Parses and checks a profile; the error names `origin` and the offending path.
@@ -667,6 +657,27 @@ pub fn check_with(text: &str, origin: &str, overlay: &Overlay) -> Result<usize, 
     parse_devices(text, origin, overlay, builtin).map(|p| p.devices.len())
 }
 
+/// How the profile's driver numbers the field ids (`Profile::fields`): of a built-in profile,
+/// read from its packed tree's `system.driver_version` without loading the profile (`nvml-mock
+/// ctl set` of an `NVML_FI_*` name reads it so); of another, from the profile loaded.
+pub fn field_numbering(text: &str, origin: &str) -> Result<nvml_sys::FieldNumbering, String> {
+    let packed = packed_bytes(text).and_then(|b| crate::packed::get(b, "system")).map(|system| {
+        match crate::packed::get(system, "driver_version").map(crate::packed::unpack) {
+            // No driver version: the newest numbering, as `parse_devices` has it.
+            None => Some(nvml_sys::FieldNumbering::default()),
+            // One that the profile loads with (its major version a number).
+            Some(Some(Value::String(v))) if v.split('.').next().is_some_and(|m| m.parse::<u32>().is_ok()) => {
+                Some(nvml_sys::FieldNumbering::for_driver(&v).unwrap_or_default())
+            }
+            Some(_) => None,
+        }
+    });
+    match packed.flatten() {
+        Some(numbering) => Ok(numbering),
+        None => parse(text, origin).map(|p| p.fields),
+    }
+}
+
 /// Keys whose value a device's other values are checked against (its processes' memory
 /// against `memory.used`, a vGPU host's instances against the types), or that change how
 /// other puts apply (`recorded_fields` and field values): a put of one needs its device made.
@@ -676,16 +687,18 @@ const CHECKED_TOGETHER: &[&str] =
 /// [`check_with`] of a built-in profile (`text`) without making a device, where each put is a
 /// key and value checked alone: a put goes into its device as it is (after the device's own
 /// keys are flattened and templated), and the device's other values load, so a put fails only
-/// on what it is. `None` where that does not hold (a field value, a key of
+/// on what it is. A field value goes into the device's `recorded_fields`, which the engine
+/// reads when a client asks for the field (nothing checks it as the profile loads): it fails
+/// only on a GPU that does not exist. `None` where that does not hold (a key of
 /// [`CHECKED_TOGETHER`]) or the profile's GPUs cannot be counted from its packed form.
 fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usize, String>> {
     let together = |k: &str| {
         CHECKED_TOGETHER.iter().any(|c| k.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with('.')))
     };
-    if !overlay.values().flatten().all(|p| matches!(p, Put::Key(k, _) if !together(k))) {
+    if !overlay.values().flatten().all(|p| matches!(p, Put::Field(..)) || matches!(p, Put::Key(k, _) if !together(k))) {
         return None;
     }
-    let gpus = builtin_gpus(text, 0)?;
+    let gpus = builtin_gpus(text)?;
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
     if let Some(i) = overlay.keys().find(|i| **i >= gpus) {
         return Some(Err(fail("devices", format!("GPU {i} does not exist (the profile has GPUs 0 to {})", gpus - 1))));
@@ -708,21 +721,10 @@ fn check_alone(origin: &str, text: &str, overlay: &Overlay) -> Option<Result<usi
     Some(Ok(gpus))
 }
 
-/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from the
-/// packed trees: its own `devices`, else the last of its bases' that has some.
-fn builtin_gpus(text: &str, depth: usize) -> Option<usize> {
-    let texts = BUILTIN.iter().chain(BASES);
-    let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
-    let (_, (_, bytes)) = texts.zip(packed).find(|((_, t), _)| *t == text)?;
-    if let Some(devices) = crate::packed::get(bytes, "devices") {
-        return crate::packed::items(devices);
-    }
-    if depth > 16 {
-        return None;
-    }
-    let bases = crate::packed::strings(crate::packed::get(bytes, "base")?)?;
-    let text_of = |name: &str| BASES.iter().chain(BUILTIN).find(|(n, _)| *n == name).map(|(_, t)| *t);
-    bases.iter().rev().find_map(|b| builtin_gpus(text_of(b)?, depth + 1))
+/// The number of GPUs of the built-in profile (or base) whose text is `text`, read from its
+/// packed tree (its bases merged in).
+fn builtin_gpus(text: &str) -> Option<usize> {
+    crate::packed::items(crate::packed::get(packed_bytes(text)?, "devices")?)
 }
 
 /// [`parse_with`]; with `only_overlaid`, the devices `overlay` does not change are left empty.
@@ -799,7 +801,7 @@ fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: boo
                 let path = format!("devices[{i}].vgpu.instances[{j}]");
                 let (id, entries) = object_entries(inst, ObjectKind::VgpuInstance, &path)
                     .map_err(|m| format!("profile {origin}: {m}"))?;
-                flat.1.extend(entries.into_iter().map(|(f, e)| (format!("vgpu.instance.{id}.{f}"), e)));
+                flat.1.extend(entries.into_iter().map(|(f, e)| (Arc::from(format!("vgpu.instance.{id}.{f}")), e)));
             }
         }
         devices_made.push(flat);
@@ -834,6 +836,14 @@ fn parse_devices(text: &str, origin: &str, overlay: &Overlay, only_overlaid: boo
     p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
     p.system_checks = parse_checks(p.system.value("checks"), "system.checks").map_err(|(path, m)| fail(&path, m))?;
     for (i, d) in p.devices.iter().enumerate() {
+        // The GPUs that share their defaults' checks (the same value) share what they parse to.
+        let shared = d.0.get("checks");
+        let same = |j: usize| p.devices[j].0.get("checks").zip(shared).is_some_and(|(a, b)| Arc::ptr_eq(a, b));
+        if let Some(j) = (0..i).find(|j| same(*j)) {
+            let checks = p.device_checks[j].clone();
+            p.device_checks.push(checks);
+            continue;
+        }
         let path = format!("devices[{i}].checks");
         p.device_checks.push(parse_checks(d.value("checks"), &path).map_err(|(path, m)| fail(&path, m))?);
     }
@@ -1008,29 +1018,34 @@ impl Defaults {
     /// it; `None` where `d` is to be merged whole (not a mapping, or an error entry).
     fn device(&self, defaults: &Mapping, d: &Value, index: usize, puts: &[Put]) -> Option<Result<Flat, Failed>> {
         let own_map = d.as_mapping().filter(|m| !m.contains_key("error"))?;
-        // The device's keys, each merged over the defaults' value where they have one.
-        let parts: Vec<(&Value, Cow<Value>)> = (own_map.iter())
-            .map(|(k, v)| match defaults.get(k) {
-                Some(base) => {
-                    let mut base = base.clone();
-                    merge(&mut base, v);
-                    (k, Cow::Owned(base))
-                }
-                None => (k, Cow::Borrowed(v)),
-            })
-            .collect();
-        let touched: Vec<&str> = own_map.keys().filter_map(Value::as_str).collect();
-        let under = |k: &str| touched.contains(&k.split('.').next().unwrap_or(k));
         Some((|| {
-            // What flattening the merged mapping gives, key by key.
-            let mut own = BTreeMap::new();
-            for (k, v) in &parts {
+            // A key the device names over a value of the defaults is flattened over the
+            // defaults' flattened values where the two are mappings of values alike
+            // ([`flat_over`]); elsewhere (a mapping over a value, `null` or an error over a
+            // mapping) the defaults' keys under it are dropped and the two merged whole.
+            let mut whole: Vec<(&str, Value)> = Vec::new();
+            let mut own = Flattened::new();
+            // Entries made from the defaults' own (a recorded function's selector values removed).
+            let mut ready: Vec<(&str, Entry)> = Vec::new();
+            for (k, v) in own_map {
                 let k = k.as_str().ok_or_else(|| Failed::Flatten(String::new(), "keys must be strings".into()))?;
-                flatten(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+                match defaults.get(k) {
+                    Some(base) if self.without_selected(k, base, v).map(|e| ready.push((k, e))).is_some() => {}
+                    Some(base) if !flat_over(k, base, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))? => {
+                        let mut base = base.clone();
+                        merge(&mut base, v);
+                        whole.push((k, base));
+                    }
+                    Some(_) => {}
+                    None => flatten_into(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?,
+                }
             }
-            let mut own = borrowed(own);
+            for (k, v) in &whole {
+                flatten_into(k, v, &mut own).map_err(|(p, m)| Failed::Flatten(p, m))?;
+            }
+            let dropped = |k: &str| whole.iter().any(|(w, _)| *w == k.split('.').next().unwrap_or(k));
             for (k, v) in &self.templated {
-                if !under(k) {
+                if !own.contains_key(k) && !dropped(k) {
                     own.insert(k.clone(), Cow::Borrowed(v));
                 }
             }
@@ -1038,24 +1053,123 @@ impl Defaults {
                 template(v, index);
             }
             let fields = "recorded_fields";
-            if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !under(fields) {
+            if puts.iter().any(|p| matches!(p, Put::Field(..))) && !own.contains_key(fields) && !dropped(fields) {
                 if let Some(v) = self.values.get(fields) {
                     own.insert(fields.to_string(), Cow::Borrowed(&**v));
                 }
             }
             put_over(&mut own, puts);
-            let replaced = |k: &str| own.contains_key(k) || under(k);
-            let mut values = self.values.clone();
-            values.retain(|k, _| !replaced(k));
-            let mut entries = self.entries.clone();
-            entries.retain(|k, _| !replaced(k));
+            ready.retain(|(k, _)| !own.contains_key(*k));
+            let kept = |k: &str| !own.contains_key(k) && !dropped(k) && !ready.iter().any(|(r, _)| *r == k);
+            let mut values: Values =
+                (self.values.iter()).filter(|(k, _)| kept(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let mut entries: Entries =
+                (self.entries.iter()).filter(|(k, _)| kept(k)).map(|(k, e)| (k.clone(), e.clone())).collect();
             let flat = made(own, ObjectKind::Device, "").map_err(Failed::Entry)?;
             check_keys(&flat, DEVICE_KEYS, "").map_err(|(p, m)| Failed::Check(p, m))?;
             values.extend(flat.0);
             entries.extend(flat.1);
+            entries.extend(ready.into_iter().map(|(k, e)| (Arc::from(k), Arc::new(e))));
             Ok(Flat(values, entries))
         })())
     }
+
+    /// What merging `over` over the defaults' value `base` of function `key` and parsing the
+    /// result gives, made from the defaults' entry without parsing: where `over` sets values of
+    /// the function's first selector to `null` (a recorded GPU's samples of some kinds
+    /// removed), each a key of `base` that alone names its value, and the defaults' entry is
+    /// one by that selector, it is that entry less those values. `None` otherwise.
+    fn without_selected(&self, key: &str, base: &Value, over: &Value) -> Option<Entry> {
+        let (b, o) = (base.as_mapping()?, over.as_mapping()?);
+        if key.contains('.') || o.is_empty() || o.contains_key("error") || !o.values().all(Value::is_null) {
+            return None;
+        }
+        let sel = answer::schema(key).filter(|s| s.object == ObjectKind::Device)?.selectors.first()?;
+        let Entry::Select { by, other } = &**self.entries.get(key)? else { return None };
+        let (mut by, mut other) = (by.clone(), other.clone());
+        for k in o.keys() {
+            if !b.contains_key(k) {
+                return None;
+            }
+            if k.as_str() == Some("*") {
+                other = None;
+                continue;
+            }
+            let value = answer::selector_value(sel, k)?;
+            let named = b.keys().filter(|n| n.as_str() != Some("*") && answer::selector_value(sel, n) == Some(value));
+            if named.count() != 1 {
+                return None;
+            }
+            by.remove(&value);
+        }
+        Some(Entry::Select { by, other })
+    }
+}
+
+/// [`flatten`] of `v` at `path`, its values borrowed into `out`.
+fn flatten_into<'a>(path: &str, v: &'a Value, out: &mut Flattened<'a>) -> Result<(), (String, String)> {
+    let mut flat = BTreeMap::new();
+    flatten(path, v, &mut flat)?;
+    out.extend(flat.into_iter().map(|(k, v)| (k, Cow::Borrowed(v))));
+    Ok(())
+}
+
+/// Puts into `out` what flattening `over` merged over `base` at `path` gives that flattening
+/// `base` alone does not, where the defaults' flattened values under `path` (`base`'s) stay
+/// as they are but for the keys put: both mappings of values (neither an error entry),
+/// recursively, or a value over a value, or a function's or a map's value over its own (the
+/// two merged). `false`, with `out` as it was, where that does not hold: the caller merges
+/// the two whole.
+fn flat_over<'a>(path: &str, base: &Value, over: &'a Value, out: &mut Flattened<'a>) -> Result<bool, (String, String)> {
+    let mut found = Flattened::new();
+    if !flat_over_at(path, base, over, &mut found)? {
+        return Ok(false);
+    }
+    out.extend(found);
+    Ok(true)
+}
+
+fn flat_over_at<'a>(
+    path: &str,
+    base: &Value,
+    over: &'a Value,
+    out: &mut Flattened<'a>,
+) -> Result<bool, (String, String)> {
+    let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
+    let (Value::Mapping(b), Value::Mapping(o)) = (base, over) else {
+        // A value over a value replaces it, as the merge does.
+        if base.is_mapping() || over.is_mapping() {
+            return Ok(false);
+        }
+        out.insert(path.to_string(), Cow::Borrowed(over));
+        return Ok(true);
+    };
+    if is_whole(path) {
+        let mut merged = base.clone();
+        merge(&mut merged, over);
+        out.insert(path.to_string(), Cow::Owned(merged));
+        return Ok(true);
+    }
+    if is_error(base) || is_error(over) {
+        return Ok(false);
+    }
+    for (k, v) in o {
+        let k = k.as_str().ok_or_else(|| (path.to_string(), "keys must be strings".to_string()))?;
+        let sub = format!("{path}.{k}");
+        let fits = match b.get(k) {
+            Some(bv) => flat_over_at(&sub, bv, v, out)?,
+            None => {
+                let mut flat = BTreeMap::new();
+                flatten(&sub, v, &mut flat)?;
+                out.extend(flat.into_iter().map(|(k, v)| (k, Cow::Borrowed(v))));
+                true
+            }
+        };
+        if !fits {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// A vGPU host's GPU is what its instances make it: its utilisation is the sum of theirs
@@ -1160,29 +1274,7 @@ pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
 /// `over` replaces what it names in `base`, mapping by mapping. An error entry
 /// (`{error: ...}`) replaces a value whole, and is replaced whole.
 fn merge(base: &mut Value, over: &Value) {
-    merge_owned(base, over.clone());
-}
-
-/// [`merge`], taking `over`'s values rather than copies of them.
-fn merge_owned(base: &mut Value, over: Value) {
-    let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
-    if is_error(base) || is_error(&over) {
-        *base = over;
-        return;
-    }
-    match (base, over) {
-        (Value::Mapping(b), Value::Mapping(o)) => {
-            for (k, v) in o {
-                match b.get_mut(&k) {
-                    Some(existing) => merge_owned(existing, v),
-                    None => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o,
-    }
+    crate::bases::merge_owned(base, over.clone());
 }
 
 /// Whether a key names a function (`nvmlDevice...`), not a value (`driver_version`).
@@ -1209,7 +1301,7 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
         if !is_function_name(k) {
             return Err(format!("{path}.{k}: unknown key (expected `id` and function names)"));
         }
-        entries.insert(k.to_string(), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?.into());
+        entries.insert(Arc::from(k), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?.into());
     }
     Ok((id, entries))
 }
@@ -1226,7 +1318,7 @@ fn made(flat: Flattened<'_>, kind: ObjectKind, shown_prefix: &str) -> Result<Fla
             }
             Some(entry) => {
                 if let Some(entry) = entry? {
-                    out.1.insert(key, entry.into());
+                    out.1.insert(Arc::from(key), entry.into());
                 }
             }
         }
@@ -1294,11 +1386,7 @@ fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut BTreeMap<String, &'a Value>
         out.insert(prefix.to_string(), v);
         return Ok(());
     };
-    let function = prefix.rsplit('.').next().is_some_and(is_function_name);
-    let map = |keys: &'static [(&'static str, Kind)], p: &str| key_kind(keys, p) == Some(Kind::Map);
-    let whole =
-        function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
-    if whole {
+    if is_whole(prefix) {
         out.insert(prefix.to_string(), v);
         return Ok(());
     }
@@ -1308,6 +1396,13 @@ fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut BTreeMap<String, &'a Value>
         flatten(&path, val, out)?;
     }
     Ok(())
+}
+
+/// Whether [`flatten`] keeps a mapping at `path` whole: a function's value or a `Map` key's.
+fn is_whole(path: &str) -> bool {
+    let function = path.rsplit('.').next().is_some_and(is_function_name);
+    let map = |keys: &'static [(&'static str, Kind)], p: &str| key_kind(keys, p) == Some(Kind::Map);
+    function || map(DEVICE_KEYS, path) || path.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p))
 }
 
 /// [`flatten`]'s values, borrowed.
@@ -1392,20 +1487,30 @@ mod tests {
         }
     }
 
+    /// [`with_bases`] from the YAML alone: every file's text parsed, none read packed.
+    fn parsed_with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
+        merge_with_bases(parse_yaml(text, origin)?, origin, depth, &mut parsed_with_bases)
+    }
+
     #[test]
-    fn the_packed_form_of_every_built_in_file_is_its_parsed_yaml() {
+    fn the_packed_form_of_every_built_in_file_is_its_parsed_yaml_with_its_bases() {
         let texts = BUILTIN.iter().chain(BASES);
         let packed = BUILTIN_PACKED.iter().chain(BASES_PACKED);
         assert_eq!(BUILTIN.len() + BASES.len(), BUILTIN_PACKED.len() + BASES_PACKED.len());
+        let mut with_a_base = 0;
         for ((name, text), (packed_name, bytes)) in texts.zip(packed) {
             assert_eq!(name, packed_name);
-            let parsed: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let parsed = parsed_with_bases(text, name, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(parsed.is_mapping(), "{name}");
             assert_eq!(crate::packed::unpack(bytes).as_ref(), Some(&parsed), "{name}");
-            assert_eq!(yaml(text, name).as_ref(), Ok(&parsed), "{name}");
+            assert_eq!(with_bases(text, name, 0).as_ref(), Ok(&parsed), "{name}");
+            let own: Value = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            with_a_base += usize::from(own.get("base").is_some());
         }
+        assert!(with_a_base >= BUILTIN.len(), "the built-in profiles start from bases");
         // Any other text is parsed, and its error names where it is from.
-        assert_eq!(yaml("a: [1", "x.yaml").map_err(|e| e.starts_with("profile x.yaml: ")), Err(true));
+        let e = with_bases("a: [1", "x.yaml", 0).map_err(|e| e.starts_with("profile x.yaml: "));
+        assert_eq!(e, Err(true));
     }
 
     #[test]
@@ -1487,6 +1592,58 @@ mod tests {
     }
 
     #[test]
+    fn a_device_over_the_shared_defaults_is_the_whole_merge_whatever_it_puts_over_them() {
+        let text = r#"
+device_defaults:
+  name: 'GPU {index}'
+  pci: {domain: 0, bus: 1, device: 0}
+  memory: {total: 10, used: 1}
+  nvlink: {links: 2, version: 4, throughput: {data_tx_kib: 1}}
+  temperature: {gpu: 30}
+  nvmlDeviceGetIrqNum: 152
+  nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: 100, NVML_ENCODER_QUERY_HEVC: 50, '*': 0}
+  gpm: {NVML_GPM_METRIC_SM_UTIL: 1.0}
+devices:
+  - {pci: {bus: 2}, nvlink: {throughput: {data_rx_kib: 2}}}
+  - {pci: 5}
+  - {memory: {used: {x: 1}}}
+  - {memory: {total: {error: NVML_ERROR_NOT_SUPPORTED}}}
+  - {nvlink: null}
+  - {temperature: {error: NVML_ERROR_NOT_SUPPORTED}}
+  - {nvmlDeviceGetIrqNum: null}
+  - {nvmlDeviceGetIrqNum: {error: NVML_ERROR_NOT_SUPPORTED}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: null}}
+  - {nvmlDeviceGetEncoderCapacity: {'*': null, NVML_ENCODER_QUERY_HEVC: null}}
+  - {nvmlDeviceGetEncoderCapacity: {0: null}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_ENCODER_QUERY_H264: 7}}
+  - {nvmlDeviceGetEncoderCapacity: {NVML_NOPE: null}}
+  - {gpm: {NVML_GPM_METRIC_SM_UTIL: 2.0}}
+  - {name: 'Mine {index}', temperature: {gpu: 31, memory: 40}}
+  - {}
+"#;
+        let root: Value = serde_yaml::from_str(text).unwrap();
+        let defaults = root.get("device_defaults").unwrap();
+        let shared = Defaults::of(defaults).unwrap();
+        let shown = |r: Result<Flat, Failed>| match r {
+            Ok(flat) => Ok((format!("{:?}", flat.values()), flat.1)),
+            Err(Failed::Flatten(p, m) | Failed::Check(p, m)) => Err(format!("{p}: {m}")),
+            Err(Failed::Entry(m)) => Err(m),
+        };
+        let puts = [Put::Key("nvmlDeviceGetEncoderCapacity".into(), Value::from(3)), Put::Field(141, Value::from(5))];
+        let devices = root.get("devices").and_then(Value::as_sequence).unwrap();
+        let mut failed = 0;
+        for (i, d) in devices.iter().enumerate() {
+            for puts in [&[][..], &puts[..]] {
+                let fast = shown(shared.device(defaults.as_mapping().unwrap(), d, i, puts).unwrap());
+                let whole = shown(whole_device(defaults, d, i, puts));
+                assert!(fast == whole, "device {i}: {fast:?} is not {whole:?}");
+                failed += usize::from(whole.is_err());
+            }
+        }
+        assert!(failed >= 4, "some devices fail to load: {failed}");
+    }
+
+    #[test]
     fn a_check_of_the_changed_devices_says_what_loading_the_whole_profile_says() {
         let put = |i: usize, key: &str, v: Value| Overlay::from([(i, vec![Put::Key(key.into(), v)])]);
         for (name, text) in BUILTIN {
@@ -1527,6 +1684,16 @@ mod tests {
                     (0, vec![Put::Key("uuid".into(), Value::from("GPU-x"))]),
                     (1, vec![Put::Key("temperature.gpu".into(), Value::from(-3))]),
                 ]),
+                // Field values, alone and beside keys.
+                Overlay::from([(last + 1, vec![Put::Field(141, Value::from(5))])]),
+                Overlay::from([(
+                    0,
+                    vec![Put::Key("temperature.gpu".into(), Value::from("hot")), Put::Field(141, Value::from(5))],
+                )]),
+                Overlay::from([
+                    (0, vec![Put::Key("uuid".into(), Value::from("GPU-x")), Put::Field(83, Value::from("text"))]),
+                    (last, vec![Put::Field(142, Value::Sequence(vec![]))]),
+                ]),
             ];
             let mut alone = 0;
             for overlay in &overlays {
@@ -1537,10 +1704,18 @@ mod tests {
                     alone += 1;
                 }
             }
-            assert_eq!(alone, 20, "{name}: the puts checked alone");
+            assert_eq!(alone, 24, "{name}: the puts checked alone");
+            // The field numbering `ctl set NVML_FI_...` reads is the loaded profile's.
+            let numbering = field_numbering(text, name).unwrap_or_else(|e| panic!("{e}"));
+            assert!((0..512).all(|id| numbering.to_driver(id) == p.fields.to_driver(id)), "{name}: field numbering");
         }
+        let renumbered = |n: &str| {
+            let text = BUILTIN.iter().find(|(b, _)| *b == n).map(|(_, t)| *t).unwrap_or_default();
+            (0..512).filter(|id| field_numbering(text, n).ok().and_then(|f| f.to_driver(*id)) != Some(*id)).count()
+        };
+        assert!(renumbered("h100-r560") > 0 && renumbered("h100") == 0, "an older driver numbers some fields apart");
         // The GPUs of each built-in, counted from its packed form.
-        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t, 0) == parse(t, n).ok().map(|p| p.devices.len())));
+        assert!(BUILTIN.iter().all(|(n, t)| builtin_gpus(t) == parse(t, n).ok().map(|p| p.devices.len())));
         // Another profile is loaded whole.
         let text = "devices: [{memory: {used: 5}}, {memory: {total: lots}}]\n";
         assert!(check_with(text, "x.yaml", &put(0, "memory.used", Value::from(1))).is_err());

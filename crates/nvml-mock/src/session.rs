@@ -582,7 +582,8 @@ impl State {
         if key.starts_with("NVML_FI_") {
             let id = constant(key).and_then(|v| u32::try_from(v).ok());
             let id = id.ok_or_else(|| format!("`{key}` is not a field id of nvml.h"))?;
-            let numbering = self.profile_with(&Changes::default())?.fields;
+            let (origin, text) = profile::source(&self.profile)?;
+            let numbering = profile::field_numbering(&text, &origin)?;
             let id = numbering.to_driver(id).ok_or_else(|| format!("the profile's driver has no field `{key}`"))?;
             return Ok(Target::Field(id));
         }

@@ -480,7 +480,7 @@ impl System {
         prefixes.iter().find_map(|p| {
             names
                 .clone()
-                .find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) })
+                .find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(format!("{p}{f}").as_str()) })
                 .map(|e| &**e)
         })
     }

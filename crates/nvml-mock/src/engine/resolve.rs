@@ -40,20 +40,31 @@ pub struct Facts {
 pub fn facts() -> &'static [Facts] {
     static FACTS: OnceLock<Vec<Facts>> = OnceLock::new();
     FACTS.get_or_init(|| {
+        // The functions and the tables are all sorted by name: one pass over each finds the
+        // functions they name (a search per function and table cost most of a first `nvmlInit`).
+        let (mut privileged, mut versioned, mut min_arch) =
+            (sorted_walk(&PRIVILEGED, |f| f), sorted_walk(&VERSIONED, |(f, _)| f), sorted_walk(&MIN_ARCH, |(f, ..)| f));
         FUNCTIONS
             .iter()
-            .map(|name| Facts {
-                privileged: PRIVILEGED.binary_search(name).is_ok(),
-                versioned: VERSIONED.binary_search_by(|(f, _)| f.cmp(name)).is_ok(),
-                min_arch: MIN_ARCH
-                    .binary_search_by(|(f, _, _)| f.cmp(name))
-                    .ok()
-                    .filter(|_| !ANSWERED_BEFORE_ITS_ARCHITECTURE.contains(name))
-                    .map(|i| MIN_ARCH[i].2),
-                family: crate::answer::schema(name).map(|s| s.family).unwrap_or_default(),
+            .enumerate()
+            .map(|(id, name)| Facts {
+                privileged: privileged(name).is_some(),
+                versioned: versioned(name).is_some(),
+                min_arch: min_arch(name).filter(|_| !ANSWERED_BEFORE_ITS_ARCHITECTURE.contains(name)).map(|m| m.2),
+                family: crate::answer::schema_of(id).map(|s| s.family).unwrap_or_default(),
             })
             .collect()
     })
+}
+
+/// A look-up in `table` (sorted by `key`) for names asked in ascending order: each call steps
+/// on from where the last one stopped.
+fn sorted_walk<'t, R>(table: &'t [R], key: impl Fn(&'t R) -> &'t str) -> impl FnMut(&str) -> Option<&'t R> {
+    let mut rows = table.iter().peekable();
+    move |name| {
+        while rows.next_if(|r| key(r) < name).is_some() {}
+        rows.next_if(|r| key(r) == name)
+    }
 }
 
 /// What the engine does with a call before the function runs.
@@ -110,8 +121,8 @@ impl Table {
             .zip(facts)
             .enumerate()
             .map(|(id, (name, f))| {
-                while own.next_if(|(k, _)| k.as_str() < *name).is_some() {}
-                let direct = own.peek().filter(|(k, _)| k.as_str() == *name).map(|(_, e)| *e);
+                while own.next_if(|(k, _)| &***k < *name).is_some() {}
+                let direct = own.peek().filter(|(k, _)| &***k == *name).map(|(_, e)| *e);
                 let entry = direct.or_else(|| f.family.iter().find_map(|n| entries.get(*n)));
                 let shown = entry.map(|e| &**e);
                 let pre = if absent.get(id).copied().unwrap_or(false) {
@@ -231,6 +242,19 @@ impl Resolved {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_facts_are_what_searching_each_table_finds() {
+        for (name, f) in FUNCTIONS.iter().zip(facts()) {
+            assert_eq!(f.privileged, PRIVILEGED.binary_search(name).is_ok(), "{name}");
+            assert_eq!(f.versioned, VERSIONED.binary_search_by(|(v, _)| v.cmp(name)).is_ok(), "{name}");
+            let arch = MIN_ARCH.iter().find(|(m, ..)| m == name).map(|m| m.2);
+            assert_eq!(f.min_arch, arch.filter(|_| !ANSWERED_BEFORE_ITS_ARCHITECTURE.contains(name)), "{name}");
+            let family = crate::generated::tables::FUNCTIONS.iter().flat_map(|a| a.iter()).find(|s| s.name == *name);
+            assert_eq!(f.family, family.map(|s| s.family).unwrap_or_default(), "{name}");
+        }
+        assert!(facts().iter().any(|f| f.privileged) && facts().iter().any(|f| f.min_arch.is_some()));
+    }
 
     #[test]
     fn each_row_holds_the_entry_of_its_function_or_of_its_family() {
