@@ -1,11 +1,13 @@
 //! The emit stage: [`Bindings`] → formatted Rust files (paths relative to the workspace root).
 //!
-//! Each emitter builds token streams with `quote`, which are parsed by `syn` and printed by
-//! prettyplease, so the output's layout depends on nothing installed on the machine. The files
-//! are laid out together at the end ([`Output::format`]), a thread per core.
+//! Each emitter builds token streams with `quote`, which `syn` parses and prettyplease prints,
+//! so the output's layout depends on nothing installed on the machine. The emitters run as
+//! [`jobs`], a thread per core, and each job lays out its own files ([`Output::format`]) on
+//! its thread: a token stream is handed to `syn` as it is, never printed and parsed again.
 
 pub mod cuda;
 pub mod doc;
+pub mod jobs;
 pub mod mock;
 pub mod safe;
 pub mod sys;
@@ -40,17 +42,18 @@ pub struct Output {
     /// The Rust files of `files` still to be laid out (their contents empty until then), by
     /// [`Output::format`].
     pub unformatted: Vec<Unformatted>,
+    /// How long each emit job took, and on how many threads they ran (see [`jobs`]).
+    pub timings: jobs::Timings,
 }
 
-/// A Rust file of an [`Output`] before prettyplease lays it out: its code as text, so that the
-/// files are laid out on several threads (token streams stay on the thread that made them).
+/// A Rust file of an [`Output`] before prettyplease lays it out.
 #[derive(Debug, Clone)]
 pub struct Unformatted {
     /// Its index in `Output::files`.
     index: usize,
     /// The banner and the allows, before the laid-out code.
     head: String,
-    code: String,
+    code: TokenStream,
     /// Text laid out by the emitter itself, after the code.
     tail: String,
 }
@@ -82,49 +85,43 @@ impl Output {
         tail: &str,
     ) -> Result<()> {
         let head = format!("{}{}", banner(model, what), allows_text(allows));
-        let (index, code, tail) = (self.files.len(), tokens.to_string(), tail.to_string());
-        self.unformatted.push(Unformatted { index, head, code, tail });
+        let (index, tail) = (self.files.len(), tail.to_string());
+        self.unformatted.push(Unformatted { index, head, code: tokens, tail });
         self.files.push(GeneratedFile { path, contents: String::new() });
         Ok(())
     }
 
-    /// Lays out every Rust file added since the last call, spread over a thread per core
-    /// (the emitters' output is hundreds of files, and prettyplease takes most of a regen).
+    /// Lays out every Rust file added since the last call, on this thread (the one whose
+    /// emitters made the token streams; [`jobs`] runs emitters on several).
     pub fn format(&mut self) -> Result<()> {
-        let jobs = std::mem::take(&mut self.unformatted);
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, jobs.len().max(1));
-        let files = &self.files;
-        let laid_out: Vec<Result<(usize, String)>> = std::thread::scope(|s| {
-            let threads: Vec<_> = (0..workers)
-                .map(|w| {
-                    let mine: Vec<&Unformatted> = jobs.iter().skip(w).step_by(workers).collect();
-                    s.spawn(move || mine.into_iter().map(|u| lay_out(u, &files[u.index].path)).collect::<Vec<_>>())
-                })
-                .collect();
-            threads
-                .into_iter()
-                .flat_map(|t| t.join().unwrap_or_else(|_| vec![Err(anyhow::anyhow!("a formatting thread panicked"))]))
-                .collect()
-        });
-        for r in laid_out {
-            let (index, contents) = r?;
-            self.files[index].contents = contents;
+        for u in std::mem::take(&mut self.unformatted) {
+            let index = u.index;
+            self.files[index].contents = lay_out(u, &self.files[index].path)?;
         }
         Ok(())
     }
 }
 
-/// The contents of `u`: its head, its code laid out by prettyplease, its tail; the whole must
-/// parse.
-fn lay_out(u: &Unformatted, path: &Path) -> Result<(usize, String)> {
+/// The contents of `u`: its head, its code laid out by prettyplease, its tail. The whole must
+/// parse: the code does, the head (comments and inner attributes) does alone, and so does
+/// the tail, a list of items without inner attributes, which then parse after the code's.
+fn lay_out(u: Unformatted, path: &Path) -> Result<String> {
     let bug = || format!("generated code for {} does not parse (a generator bug)", path.display());
-    let file: syn::File = syn::parse_str(&u.code).with_context(bug)?;
-    let mut contents = format!("{}{}", u.head, prettyplease::unparse(&file));
-    if !u.tail.is_empty() || u.head.contains("#![") {
-        contents.push_str(&u.tail);
-        syn::parse_file(&contents).with_context(bug)?;
+    let file: syn::File = syn::parse2(u.code).with_context(bug)?;
+    let code = prettyplease::unparse(&file);
+    if u.head.contains("#![") {
+        let head = syn::parse_file(&u.head).with_context(bug)?;
+        anyhow::ensure!(head.items.is_empty(), "{}: the head holds items", bug());
     }
-    Ok((u.index, contents))
+    if !u.tail.is_empty() {
+        let tail = syn::parse_file(&u.tail).with_context(bug)?;
+        anyhow::ensure!(tail.attrs.is_empty() && tail.shebang.is_none(), "{}: the tail starts a file", bug());
+    }
+    let mut contents = String::with_capacity(u.head.len() + code.len() + u.tail.len());
+    contents.push_str(&u.head);
+    contents.push_str(&code);
+    contents.push_str(&u.tail);
+    Ok(contents)
 }
 
 /// One crate's generated items by area (see `rules/areas.rs`): one file per area, and the
@@ -399,15 +396,22 @@ impl ByArea {
 /// promised the item (a safe method), a note where the emitter does less for the function (the
 /// mock answers it with a code only, capture does not record it).
 pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagnostics) -> Result<Output> {
-    let mut out = Output::default();
-    sys::emit(b, &mut out)?;
-    sys::fields::emit(b, &history.fields, &mut out)?;
-    mock::emit(b, plan, &mut out, d)?;
-    mock::emit_history(b, history, &mut out)?;
-    mock::hostile::emit(b, plan, &mut out, d)?;
-    safe::emit(b, plan, &mut out, d)?;
-    out.format()?;
-    Ok(out)
+    let job = jobs::Job::new;
+    // The weights are the jobs' shares of a regen of 13.5.37 (per mille of instructions).
+    let all = vec![
+        job("sys", 150, Box::new(|out, _| sys::emit(b, out))),
+        job("sys fields", 1, Box::new(|out, _| sys::fields::emit(b, &history.fields, out))),
+        job("mock", 300, Box::new(|out, d| mock::emit(b, plan, out, d))),
+        job("mock history", 1, Box::new(|out, _| mock::emit_history(b, history, out))),
+        job("mock hostile", 30, Box::new(|out, d| mock::hostile::emit(b, plan, out, d))),
+        job("safe", 500, Box::new(|out, d| safe::emit(b, plan, out, d))),
+    ];
+    jobs::run(all, threads(), d)
+}
+
+/// The threads emit jobs run on: one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The first lines of every generated file. Names the command and the header; nothing that

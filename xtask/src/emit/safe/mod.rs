@@ -117,6 +117,10 @@ pub struct Names {
     heads: BTreeMap<String, String>,
     /// The Rust item of each C name, for the docs.
     pub links: rustdoc::Links,
+    /// The camelCase names of record fields and of every function's parameters ("the
+    /// `accessibleDevices` that nvmlDeviceGetCount returns"), which every method's docs read
+    /// as Rust names.
+    pub shared: super::doc::SharedNames,
 }
 
 impl Names {
@@ -143,6 +147,7 @@ impl Names {
             families: plan.families.clone(),
             heads,
             links: rustdoc::Links::empty(),
+            shared: super::doc::SharedNames::new(camel_names(b)),
         };
         names.links = rustdoc::Links::new(b, &names);
         names
@@ -162,6 +167,13 @@ impl Names {
     pub fn ty(&self, model_name: &str) -> proc_macro2::Ident {
         format_ident!("{}", self.types.get(model_name).map(String::as_str).unwrap_or(model_name))
     }
+}
+
+/// The names of record fields, then of functions' parameters, with a capital letter.
+fn camel_names(b: &Bindings) -> impl Iterator<Item = &String> {
+    let records = b.model.records.values().flat_map(|r| r.fields.iter().map(|fl| &fl.name));
+    let params = b.model.functions.values().flat_map(|g| g.params.iter().map(|p| &p.name));
+    records.chain(params).filter(|n| n.chars().any(|c| c.is_ascii_uppercase()))
 }
 
 fn handles(b: &Bindings, plan: &Plan) -> TokenStream {
