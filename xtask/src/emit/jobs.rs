@@ -76,27 +76,22 @@ pub fn run(jobs: Vec<Job<'_>>, threads: usize, d: &mut Diagnostics) -> Result<Ou
         }
         done
     };
-    let mut results: Vec<Option<Result<Done>>> = (0..count).map(|_| None).collect();
-    std::thread::scope(|s| {
+    let done = std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads).map(|_| s.spawn(worker)).collect();
         // This thread is one of the workers.
-        let mut all = worker();
-        for h in helpers {
-            match h.join() {
-                Ok(done) => all.extend(done),
-                Err(_) => all.push((count, Err(anyhow::anyhow!("an emit thread panicked")))),
-            }
-        }
-        for (i, r) in all {
-            match results.get_mut(i) {
-                Some(slot) => *slot = Some(r),
-                None => results.push(Some(r)),
-            }
-        }
+        let mine = worker();
+        let joined: Vec<_> = helpers.into_iter().map(|h| h.join()).collect();
+        (mine, joined)
     });
+    let (mut all, joined) = done;
+    for j in joined {
+        all.extend(j.map_err(|_| anyhow::anyhow!("an emit thread panicked"))?);
+    }
+    // Every job ran once: in the order given, each with its name.
+    all.sort_by_key(|(i, _)| *i);
     let mut out = Output { timings: Timings { threads, jobs: Vec::new() }, ..Output::default() };
-    for (r, name) in results.into_iter().zip(names.iter().chain(std::iter::repeat(&"?"))) {
-        let done = r.unwrap_or_else(|| Err(anyhow::anyhow!("the emit job `{name}` did not run")))?;
+    for ((_, r), name) in all.into_iter().zip(names) {
+        let done = r?;
         out.dirs.extend(done.dirs);
         out.files.extend(done.files);
         for item in done.diags.items() {

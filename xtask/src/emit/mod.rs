@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::diag::Diagnostics;
@@ -220,36 +220,60 @@ impl Uses {
 
 /// Every identifier of `tokens` (groups included) into `out` that could name an import: not
 /// a later segment of a path (`S::Error`) nor a field or method (`.id`); `in_macro` for the
-/// tokens of a macro invocation.
-fn idents_into(tokens: &TokenStream, in_macro: bool, out: &mut Uses) {
+/// tokens of a macro invocation. The tokens are handed back as they were: taken rather than
+/// borrowed, since iterating a shared stream copies every tree of it.
+fn idents_into(tokens: TokenStream, in_macro: bool, out: &mut Uses) -> TokenStream {
     // The last two punctuation characters before the token (`::`, `.`), if just before it.
     let mut after = [' ', ' '];
     // Whether the token before was a keyword that declares the next name (not a use of it).
     let mut declares = false;
     const DECLARING: &[&str] = &["const", "fn", "struct", "enum", "union", "type", "trait", "static", "mod", "let"];
-    for t in tokens.clone() {
+    let mut trees = Vec::new();
+    for t in tokens {
         let declared = std::mem::take(&mut declares);
-        match &t {
-            TokenTree::Ident(i) if declared => declares = DECLARING.contains(&i.to_string().as_str()),
+        let t = match t {
+            TokenTree::Ident(i) if declared => {
+                declares = DECLARING.iter().any(|k| i == k);
+                TokenTree::Ident(i)
+            }
             TokenTree::Ident(i) if after != [':', ':'] && after[1] != '.' => {
+                let word = i.to_string();
                 // `*const T` is a pointer type, not a declaration.
-                declares = DECLARING.contains(&i.to_string().as_str()) && after[1] != '*';
-                let name = i.to_string().trim_start_matches("r#").to_string();
-                if !in_macro {
+                declares = DECLARING.contains(&word.as_str()) && after[1] != '*';
+                let name = match word.strip_prefix("r#") {
+                    Some(raw) => raw.to_string(),
+                    None => word,
+                };
+                if !in_macro && !out.outside_macros.contains(&name) {
                     out.outside_macros.insert(name.clone());
                 }
-                out.names.insert(name);
+                if !out.names.contains(&name) {
+                    out.names.insert(name);
+                }
+                TokenTree::Ident(i)
             }
-            TokenTree::Group(g) => idents_into(&g.stream(), in_macro || after[1] == '!', out),
+            TokenTree::Group(g) => {
+                let (delimiter, span, stream) = (g.delimiter(), g.span(), g.stream());
+                // The group let go, its stream is this one's alone.
+                drop(g);
+                let mut g = Group::new(delimiter, idents_into(stream, in_macro || after[1] == '!', out));
+                g.set_span(span);
+                TokenTree::Group(g)
+            }
             // A doc comment's intra-doc links name items as code does: `[`Nvml::x`]` needs `Nvml`.
-            TokenTree::Literal(l) => out.docs.extend(doc_link_heads(&l.to_string())),
-            _ => {}
-        }
+            TokenTree::Literal(l) => {
+                out.docs.extend(doc_link_heads(&l.to_string()));
+                TokenTree::Literal(l)
+            }
+            other => other,
+        };
         after = match &t {
             TokenTree::Punct(p) => [after[1], p.as_char()],
             _ => [' ', ' '],
         };
+        trees.push(t);
     }
+    trees.into_iter().collect()
 }
 
 /// `#[cfg(doc)]` before each `use` item of `items`.
@@ -314,9 +338,11 @@ fn defined_into(tokens: &TokenStream, in_macro: bool, out: &mut BTreeSet<String>
 
 /// The words of laid-out text, as identifiers.
 fn words_into(text: &str, out: &mut BTreeSet<String>) {
-    out.extend(
-        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(String::from),
-    );
+    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if !w.is_empty() && !out.contains(w) {
+            out.insert(w.to_string());
+        }
+    }
 }
 
 impl ByArea {
@@ -342,16 +368,17 @@ impl ByArea {
         modules: TokenStream,
     ) -> Result<()> {
         let mut decls = Vec::new();
-        let mut defined: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        let mut defined: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (module, (_, items)) in &self.areas {
-            let d = defined.entry(module.as_str()).or_default();
+            let d = defined.entry(module.clone()).or_default();
             items.iter().for_each(|i| defined_into(i, false, d));
         }
-        for (module, (title, items)) in &self.areas {
+        for (module, (title, items)) in self.areas {
+            let module = module.as_str();
             let what = format!("The items of nvml.h's group \"{title}\".");
             let tail = self.tables.get(module).map_or("", String::as_str);
             let mut uses = Uses::default();
-            items.iter().for_each(|i| idents_into(i, false, &mut uses));
+            let items: Vec<TokenStream> = items.into_iter().map(|i| idents_into(i, false, &mut uses)).collect();
             words_into(tail, &mut uses.names);
             words_into(tail, &mut uses.outside_macros);
             uses.elsewhere =
@@ -375,7 +402,7 @@ impl ByArea {
             out.add_rust_then(model, path, &what, &[], quote!(#head #(#items)*), tail)?;
             let (m, d) = (ident(module), format!(" {title}."));
             // An area of impls only has nothing to re-export.
-            let exports = defined.get(module.as_str()).is_some_and(|d| !d.is_empty());
+            let exports = defined.get(module).is_some_and(|d| !d.is_empty());
             decls.push(match (self.private, exports) {
                 (true, _) => quote! { #[doc = #d] pub mod #m; },
                 (false, true) => quote! { #[doc = #d] mod #m; pub use #m::*; },
@@ -401,10 +428,12 @@ pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagno
     let all = vec![
         job("sys", 150, Box::new(|out, _| sys::emit(b, out))),
         job("sys fields", 1, Box::new(|out, _| sys::fields::emit(b, &history.fields, out))),
-        job("mock", 300, Box::new(|out, d| mock::emit(b, plan, out, d))),
+        job("mock", 200, Box::new(|out, d| mock::emit(b, plan, out, d))),
+        job("mock exports", 150, Box::new(|out, d| mock::emit_exports(b, plan, out, d))),
         job("mock history", 1, Box::new(|out, _| mock::emit_history(b, history, out))),
         job("mock hostile", 30, Box::new(|out, d| mock::hostile::emit(b, plan, out, d))),
-        job("safe", 500, Box::new(|out, d| safe::emit(b, plan, out, d))),
+        job("safe", 450, Box::new(|out, d| safe::emit_areas(b, plan, out, d))),
+        job("safe files", 50, Box::new(|out, _| safe::emit_files(b, plan, out))),
     ];
     jobs::run(all, threads(), d)
 }
