@@ -304,29 +304,48 @@ pub fn generate(root: &Path, inputs: &Inputs) -> Result<Output> {
     generate_observed(root, inputs, &mut ())
 }
 
-/// [`generate`], telling `obs` how long each phase took.
+/// [`generate`], telling `obs` how long each phase took. The mock's CUDA side (see
+/// [`generate_cuda`]) is made on a thread of its own from the start, beside the stages of
+/// `nvml.h`; its diagnostics are printed where the emit phase prints its own.
 pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -> Result<Output> {
-    let (p, _) = stages(root, inputs, obs, Strict::Yes)?;
-    timed(obs, Phase::Emit, || {
-        check_manual(root, &p.bindings).finish(inputs.verbose)?;
-        let table = driver_table(root, inputs, &p.bindings.model)?;
-        let mut d = Diagnostics::new("emit");
-        let mut out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
-        d.finish(inputs.verbose)?;
-        // The mock's CUDA side comes from the vendored cuda.h, whatever nvml.h was asked for;
-        // other rules than the workspace's (a test's fixtures), or a workspace without
-        // `cuda-headers/` (a test's scratch workspace), have none.
-        let vendored = crate::fetch::cuda::dir(root).is_dir();
-        if inputs.rules.is_none() && vendored {
-            let cuda = generate_cuda(root, inputs.verbose)?;
-            out.dirs.extend(cuda.dirs);
-            out.files.extend(cuda.files);
-        } else if inputs.rules.is_none() {
+    // The mock's CUDA side comes from the vendored cuda.h, whatever nvml.h was asked for;
+    // other rules than the workspace's (a test's fixtures), or a workspace without
+    // `cuda-headers/` (a test's scratch workspace), have none.
+    let vendored = crate::fetch::cuda::dir(root).is_dir();
+    let with_cuda = inputs.rules.is_none() && vendored;
+    std::thread::scope(|s| {
+        let cuda = with_cuda.then(|| {
+            s.spawn(|| {
+                let start = Instant::now();
+                // Laid out already: text, which can cross threads.
+                let (made, phases) = cuda_unprinted(root);
+                ((made.map(|o| (o.dirs, o.files)), phases), start.elapsed())
+            })
+        });
+        let (p, _) = stages(root, inputs, obs, Strict::Yes)?;
+        timed(obs, Phase::Emit, || {
+            check_manual(root, &p.bindings).finish(inputs.verbose)?;
+            let table = driver_table(root, inputs, &p.bindings.model)?;
             let mut d = Diagnostics::new("emit");
-            d.note(root.display().to_string(), "no cuda-headers/: the mock's CUDA side is not generated");
+            let mut out = emit::emit_all(&p.bindings, &p.plan, &table, &mut d)?;
             d.finish(inputs.verbose)?;
-        }
-        Ok(out)
+            if let Some(cuda) = cuda {
+                let ((made, phases), took) = cuda.join().map_err(|_| anyhow::anyhow!("the cuda.h thread panicked"))?;
+                for d in phases {
+                    d.finish(inputs.verbose)?;
+                }
+                let (dirs, files) = made?;
+                out.dirs.extend(dirs);
+                out.files.extend(files);
+                out.timings.jobs.push(("cuda.h (parse and emit, beside the rest)", took));
+                out.timings.threads += 1;
+            } else if inputs.rules.is_none() {
+                let mut d = Diagnostics::new("emit");
+                d.note(root.display().to_string(), "no cuda-headers/: the mock's CUDA side is not generated");
+                d.finish(inputs.verbose)?;
+            }
+            Ok(out)
+        })
     })
 }
 
@@ -366,30 +385,64 @@ pub const CUDA_RULES_FILE: &str = "gen-config/cuda.yaml";
 /// (`crates/nvml-mock/src/generated/cuda/`, see [`emit::cuda`]), with the ABI versions of
 /// `cudaTypedefs.h` beside it.
 pub fn generate_cuda(root: &Path, verbose: bool) -> Result<Output> {
-    let header = crate::fetch::cuda::resolve(root)?;
-    let typedefs = crate::fetch::cuda::typedefs(&header)?;
-    let typedefs_path = header.path.with_file_name(crate::fetch::cuda::TYPEDEFS);
-    let model = cuda_model(root, header, verbose)?;
-    let mut d = Diagnostics::new("parse");
-    let pfns = crate::clang::pfn::read(&typedefs, &typedefs_path.display().to_string(), &mut d);
-    d.finish(verbose)?;
-    let path = root.join(CUDA_RULES_FILE);
-    let rules = rules::mock::load(&path)?;
-    let mut d = Diagnostics::new("rules");
-    let hand_written = rules::mock::apply(&model, &rules, CUDA_RULES_FILE, &mut d);
-    d.finish(verbose)?;
-    let mut d = Diagnostics::new("emit");
-    let out = emit::cuda::emit(&model, &hand_written, &pfns, &mut d)?;
-    d.finish(verbose)?;
-    Ok(out)
+    let (made, phases) = cuda_unprinted(root);
+    for d in phases {
+        d.finish(verbose)?;
+    }
+    made
 }
 
-/// The model of `header`, a `cuda.h` vendored in the workspace at `root`.
-fn cuda_model(root: &Path, header: headers::Header, verbose: bool) -> Result<Model> {
+/// [`generate_cuda`] with each phase's diagnostics returned, unprinted, in order: the phase
+/// with an error is the last, and the result is then an error too.
+fn cuda_unprinted(root: &Path) -> (Result<Output>, Vec<Diagnostics>) {
+    let mut phases = Vec::new();
+    let made = (|| {
+        let header = crate::fetch::cuda::resolve(root)?;
+        let typedefs = crate::fetch::cuda::typedefs(&header)?;
+        let typedefs_path = header.path.with_file_name(crate::fetch::cuda::TYPEDEFS);
+        let (model, d) = cuda_model_unprinted(root, header)?;
+        if stop_at(d, &mut phases) {
+            anyhow::bail!("cuda.h: the parse phase failed");
+        }
+        let mut d = Diagnostics::new("parse");
+        let pfns = crate::clang::pfn::read(&typedefs, &typedefs_path.display().to_string(), &mut d);
+        if stop_at(d, &mut phases) {
+            anyhow::bail!("cudaTypedefs.h: the parse phase failed");
+        }
+        let rules = rules::mock::load(&root.join(CUDA_RULES_FILE))?;
+        let mut d = Diagnostics::new("rules");
+        let hand_written = rules::mock::apply(&model, &rules, CUDA_RULES_FILE, &mut d);
+        if stop_at(d, &mut phases) {
+            anyhow::bail!("cuda.h: the rules phase failed");
+        }
+        let mut d = Diagnostics::new("emit");
+        let out = emit::cuda::emit(&model, &hand_written, &pfns, &mut d);
+        phases.push(d);
+        out
+    })();
+    (made, phases)
+}
+
+/// Keeps `d` in `phases`; whether it has an error.
+fn stop_at(d: Diagnostics, phases: &mut Vec<Diagnostics>) -> bool {
+    let errors = d.has_errors();
+    phases.push(d);
+    errors
+}
+
+/// The model of the newest vendored `cuda.h`.
+pub fn cuda_model(root: &Path, verbose: bool) -> Result<Model> {
+    let (model, diags) = cuda_model_unprinted(root, crate::fetch::cuda::resolve(root)?)?;
+    diags.finish(verbose)?;
+    Ok(model)
+}
+
+/// The model of `header`, a `cuda.h` vendored in the workspace at `root`, with its parse
+/// diagnostics, unprinted.
+fn cuda_model_unprinted(root: &Path, header: headers::Header) -> Result<(Model, Diagnostics)> {
     let args = crate::fetch::cuda::clang_args(root);
     let (mut model, diags) = crate::clang::parse_header_with(&header.path, header.info, &args)?;
-    diags.finish(verbose)?;
     // The generated files' banners name the header.
     model.header.version = format!("cuda.h {}", model.header.version);
-    Ok(model)
+    Ok((model, diags))
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::regen;
+use crate::emit;
 use crate::fetch::headers;
 use crate::pipeline::{self, Inputs, Observer, Phase};
 
@@ -44,6 +45,9 @@ pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> 
     let phases = [Phase::Parse, Phase::Rules, Phase::Plan, Phase::Emit];
     let mut by_phase: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
     let (mut check, mut total) = (vec![], vec![]);
+    // Each emit job's times, in the pipeline's order, and the threads they ran on.
+    let mut jobs: Vec<(&'static str, Vec<Duration>)> = Vec::new();
+    let mut threads = 0;
     for _ in 0..runs {
         let t0 = Instant::now();
         let mut timing = Run::default();
@@ -54,6 +58,13 @@ pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> 
         for (phase, took) in timing.phases {
             if let Some(i) = phases.iter().position(|p| *p == phase) {
                 by_phase[i].push(took);
+            }
+        }
+        threads = out.timings.threads;
+        for (i, (name, took)) in out.timings.jobs.iter().enumerate() {
+            match jobs.get_mut(i) {
+                Some((_, times)) => times.push(*took),
+                None => jobs.push((name, vec![*took])),
             }
         }
         check.push(t2 - t1);
@@ -69,6 +80,10 @@ pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> 
         if !times.is_empty() {
             println!("  {label:<23} {}", ms(median(times)));
         }
+    }
+    println!("  emit jobs, on {threads} threads ({} cores), each emitting and laying out its files:", emit::threads());
+    for (name, times) in jobs {
+        println!("    {name:<21} {}", ms(median(times)));
     }
     println!("  {:<23} {}", "compare with the tree", ms(median(check)));
     let ours = median(total);

@@ -4,6 +4,8 @@
 //! flattened (an indented line would be a Rust code block), brackets and angle brackets are
 //! escaped, and bare URLs are wrapped in `<...>`.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -217,6 +219,10 @@ fn inline(text: &str) -> String {
 }
 
 fn escape(word: &str) -> String {
+    // Most words hold nothing to rewrite.
+    if !word.bytes().any(|c| matches!(c, b'&' | b':' | b'[' | b']' | b'<' | b'>' | b'`' | b'\\')) {
+        return word.to_string();
+    }
     // HTML entities of the header, as the characters they stand for.
     // (`&tm` alone: the header's "Blackwell &tm GB20x;" misspells it.)
     let word = if word == "&tm" { "™".to_string() } else { word.replace("&tm;", "™") };
@@ -326,7 +332,7 @@ const OWNED_BUFFER: &[&str] = &[
 /// method owns and the pointers to `EnableState` of values read as `bool` ("See
 /// [`EnableState`] for details"), and the `false` or `true` that repeats a `bool`'s range.
 /// Code blocks and links stay as they are.
-pub fn in_rust_terms(md: &str, names: &std::collections::BTreeMap<String, Option<String>>) -> String {
+pub fn in_rust_terms(md: &str, names: &RustNames) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut fenced = false;
     for para in md.split("\n\n") {
@@ -356,7 +362,7 @@ pub fn in_rust_terms(md: &str, names: &std::collections::BTreeMap<String, Option
 }
 
 /// One sentence (or list item) of [`in_rust_terms`]: `None` when it goes.
-fn sentence_in_rust_terms(s: &str, names: &std::collections::BTreeMap<String, Option<String>>) -> Option<String> {
+fn sentence_in_rust_terms(s: &str, names: &RustNames) -> Option<String> {
     if OWNED_BUFFER.iter().any(|b| s.contains(b)) || s.trim_start().starts_with("See [`EnableState`]") {
         return None;
     }
@@ -379,15 +385,14 @@ fn sentence_in_rust_terms(s: &str, names: &std::collections::BTreeMap<String, Op
         // (`vgpuInstanceSampleCount` for `vgpuInstanceSamplesCount`) is that name; any other
         // camelCase name of the header's (a parameter of another function, a table's column)
         // reads as a Rust name.
-        let loose = |w: &str| w.to_ascii_lowercase().replace('s', "");
-        let spelled = names.iter().find(|(k, _)| camel && loose(k) == loose(word)).map(|(_, v)| v.clone());
+        let spelled = camel.then(|| names.loosely(word)).flatten();
         let fallback = (camel && closes)
             .then(|| spelled.unwrap_or_else(|| Some(format!("`{}`", crate::rules::names::snake(word)))));
         // A name of `names` written as a word: any with a capital after its first letter
         // (`averageFPS`).
         let known =
             word.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && word.chars().any(|c| c.is_ascii_uppercase());
-        match names.get(word).cloned().or(fallback).filter(|_| closes && (ticked || camel || known))? {
+        match names.get(word).or(fallback).filter(|_| closes && (ticked || camel || known))? {
             None => {
                 dropped = true;
                 None
@@ -408,6 +413,101 @@ fn sentence_in_rust_terms(s: &str, names: &std::collections::BTreeMap<String, Op
         out = out.replace(range, "");
     }
     Some(out)
+}
+
+/// The C names a text uses and their Rust text, for [`in_rust_terms`]: `own`, a method's
+/// (`None` for one the method handles), over the names every method's texts share.
+#[derive(Debug, Default)]
+pub struct RustNames<'s> {
+    own: BTreeMap<String, Option<String>>,
+    /// The shared names that are not names here.
+    hidden: BTreeSet<String>,
+    shared: Option<&'s SharedNames>,
+    /// Whether the shared names read as words (their Rust text without the backticks).
+    shared_as_words: bool,
+}
+
+/// The names every method's texts share (record fields, the functions' parameters): their
+/// Rust text as code, and each by its loose spelling, made once for all the methods.
+#[derive(Debug, Default)]
+pub struct SharedNames {
+    names: BTreeMap<String, String>,
+    /// [`loose`] spelling → the names so spelled, sorted.
+    loose: BTreeMap<String, Vec<String>>,
+}
+
+/// A name spelled loosely: lower case, without `s` (`vgpuInstanceSampleCount` and
+/// `vgpuInstanceSamplesCount` are one name).
+fn loose(name: &str) -> String {
+    name.to_ascii_lowercase().replace('s', "")
+}
+
+impl SharedNames {
+    /// `names`, each as the code of its snake-case Rust name; the first of equal names counts.
+    pub fn new<'n>(names: impl Iterator<Item = &'n String>) -> SharedNames {
+        let mut shared = SharedNames::default();
+        for n in names {
+            if !shared.names.contains_key(n) {
+                shared.names.insert(n.clone(), format!("`{}`", crate::rules::names::snake(n)));
+            }
+        }
+        for n in shared.names.keys() {
+            shared.loose.entry(loose(n)).or_default().push(n.clone());
+        }
+        shared
+    }
+}
+
+impl<'s> RustNames<'s> {
+    /// `own` alone.
+    pub fn new(own: BTreeMap<String, Option<String>>) -> RustNames<'static> {
+        RustNames { own, ..RustNames::default() }
+    }
+
+    /// `own` over `shared` (a name of both is `own`'s).
+    pub fn over(own: BTreeMap<String, Option<String>>, shared: &'s SharedNames) -> RustNames<'s> {
+        RustNames { own, shared: Some(shared), ..RustNames::default() }
+    }
+
+    /// The names for prose: those `code` gives a Rust text (a method's arguments) as code, the
+    /// others as words, without the ones the method handles.
+    pub fn as_words_but(self, code: &BTreeMap<String, Option<String>>) -> RustNames<'s> {
+        let mut hidden = self.hidden;
+        let mut own = BTreeMap::new();
+        for (c, r) in self.own {
+            match r {
+                Some(r) if code.get(&c).is_some_and(Option::is_some) => drop(own.insert(c, Some(r))),
+                Some(r) => drop(own.insert(c, Some(r.trim_matches('`').to_string()))),
+                None => drop(hidden.insert(c)),
+            }
+        }
+        RustNames { own, hidden, shared: self.shared, shared_as_words: true }
+    }
+
+    /// The Rust text of `name`: `Some(None)` for a name the method handles, `None` for none.
+    pub fn get(&self, name: &str) -> Option<Option<String>> {
+        if let Some(r) = self.own.get(name) {
+            return Some(r.clone());
+        }
+        if self.hidden.contains(name) {
+            return None;
+        }
+        let r = self.shared?.names.get(name)?;
+        Some(Some(if self.shared_as_words { r.trim_matches('`').to_string() } else { r.clone() }))
+    }
+
+    /// [`RustNames::get`] of the first name (in order) spelled as `word` is, loosely.
+    fn loosely(&self, word: &str) -> Option<Option<String>> {
+        let key = loose(word);
+        let own = self.own.keys().find(|k| loose(k) == key);
+        let shared =
+            self.shared.and_then(|s| s.loose.get(&key)).and_then(|ks| ks.iter().find(|k| !self.hidden.contains(*k)));
+        let first = match (own, shared) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        self.get(first)
+    }
 }
 
 /// A paragraph's sentences, each ending at one of `ends` followed by whitespace (or the end),
@@ -431,7 +531,7 @@ pub fn sentences<'p>(para: &'p str, ends: &[u8]) -> Vec<&'p str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{description, in_rust_terms, to_markdown};
+    use super::{description, in_rust_terms, to_markdown, RustNames};
 
     #[test]
     fn doxygen_to_markdown() {
@@ -488,7 +588,7 @@ mod tests {
         .collect();
         let md = "Gets sessions on a device. The count is passed in `sessionsCount`. A `deviceCount` of nvmlDeviceGetCount. Set lastSeenTimeStamp to a timeStamp of `device`, as [`PciInfo`]::timeStamp from [`Device::name`]() says.\n\nAn array is returned in the caller-supplied buffer.\n\nSee [`EnableState`] for details.\n\nThe current mode, `false` or `true`.\n\n```c\nsessionCount = 0;\n```\n\n- `sessionCount` out\n- kept [`Device::name`]";
         assert_eq!(
-            in_rust_terms(md, &names),
+            in_rust_terms(md, &RustNames::new(names)),
             "Gets sessions on a device. A `device_count` of nvmlDeviceGetCount. Set `last_seen_time_stamp` to a `time_stamp` of the device, as [`PciInfo`]::`time_stamp` from [`Device::name`] says.\n\nThe current mode.\n\n```c\nsessionCount = 0;\n```\n\n- kept [`Device::name`]"
         );
     }

@@ -1,11 +1,13 @@
 //! The emit stage: [`Bindings`] → formatted Rust files (paths relative to the workspace root).
 //!
-//! Each emitter builds token streams with `quote`, which are parsed by `syn` and printed by
-//! prettyplease, so the output's layout depends on nothing installed on the machine. The files
-//! are laid out together at the end ([`Output::format`]), a thread per core.
+//! Each emitter builds token streams with `quote`, which `syn` parses and prettyplease prints,
+//! so the output's layout depends on nothing installed on the machine. The emitters run as
+//! [`jobs`], a thread per core, and each job lays out its own files ([`Output::format`]) on
+//! its thread: a token stream is handed to `syn` as it is, never printed and parsed again.
 
 pub mod cuda;
 pub mod doc;
+pub mod jobs;
 pub mod mock;
 pub mod safe;
 pub mod sys;
@@ -14,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::diag::Diagnostics;
@@ -40,17 +42,18 @@ pub struct Output {
     /// The Rust files of `files` still to be laid out (their contents empty until then), by
     /// [`Output::format`].
     pub unformatted: Vec<Unformatted>,
+    /// How long each emit job took, and on how many threads they ran (see [`jobs`]).
+    pub timings: jobs::Timings,
 }
 
-/// A Rust file of an [`Output`] before prettyplease lays it out: its code as text, so that the
-/// files are laid out on several threads (token streams stay on the thread that made them).
+/// A Rust file of an [`Output`] before prettyplease lays it out.
 #[derive(Debug, Clone)]
 pub struct Unformatted {
     /// Its index in `Output::files`.
     index: usize,
     /// The banner and the allows, before the laid-out code.
     head: String,
-    code: String,
+    code: TokenStream,
     /// Text laid out by the emitter itself, after the code.
     tail: String,
 }
@@ -82,49 +85,43 @@ impl Output {
         tail: &str,
     ) -> Result<()> {
         let head = format!("{}{}", banner(model, what), allows_text(allows));
-        let (index, code, tail) = (self.files.len(), tokens.to_string(), tail.to_string());
-        self.unformatted.push(Unformatted { index, head, code, tail });
+        let (index, tail) = (self.files.len(), tail.to_string());
+        self.unformatted.push(Unformatted { index, head, code: tokens, tail });
         self.files.push(GeneratedFile { path, contents: String::new() });
         Ok(())
     }
 
-    /// Lays out every Rust file added since the last call, spread over a thread per core
-    /// (the emitters' output is hundreds of files, and prettyplease takes most of a regen).
+    /// Lays out every Rust file added since the last call, on this thread (the one whose
+    /// emitters made the token streams; [`jobs`] runs emitters on several).
     pub fn format(&mut self) -> Result<()> {
-        let jobs = std::mem::take(&mut self.unformatted);
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, jobs.len().max(1));
-        let files = &self.files;
-        let laid_out: Vec<Result<(usize, String)>> = std::thread::scope(|s| {
-            let threads: Vec<_> = (0..workers)
-                .map(|w| {
-                    let mine: Vec<&Unformatted> = jobs.iter().skip(w).step_by(workers).collect();
-                    s.spawn(move || mine.into_iter().map(|u| lay_out(u, &files[u.index].path)).collect::<Vec<_>>())
-                })
-                .collect();
-            threads
-                .into_iter()
-                .flat_map(|t| t.join().unwrap_or_else(|_| vec![Err(anyhow::anyhow!("a formatting thread panicked"))]))
-                .collect()
-        });
-        for r in laid_out {
-            let (index, contents) = r?;
-            self.files[index].contents = contents;
+        for u in std::mem::take(&mut self.unformatted) {
+            let index = u.index;
+            self.files[index].contents = lay_out(u, &self.files[index].path)?;
         }
         Ok(())
     }
 }
 
-/// The contents of `u`: its head, its code laid out by prettyplease, its tail; the whole must
-/// parse.
-fn lay_out(u: &Unformatted, path: &Path) -> Result<(usize, String)> {
+/// The contents of `u`: its head, its code laid out by prettyplease, its tail. The whole must
+/// parse: the code does, the head (comments and inner attributes) does alone, and so does
+/// the tail, a list of items without inner attributes, which then parse after the code's.
+fn lay_out(u: Unformatted, path: &Path) -> Result<String> {
     let bug = || format!("generated code for {} does not parse (a generator bug)", path.display());
-    let file: syn::File = syn::parse_str(&u.code).with_context(bug)?;
-    let mut contents = format!("{}{}", u.head, prettyplease::unparse(&file));
-    if !u.tail.is_empty() || u.head.contains("#![") {
-        contents.push_str(&u.tail);
-        syn::parse_file(&contents).with_context(bug)?;
+    let file: syn::File = syn::parse2(u.code).with_context(bug)?;
+    let code = prettyplease::unparse(&file);
+    if u.head.contains("#![") {
+        let head = syn::parse_file(&u.head).with_context(bug)?;
+        anyhow::ensure!(head.items.is_empty(), "{}: the head holds items", bug());
     }
-    Ok((u.index, contents))
+    if !u.tail.is_empty() {
+        let tail = syn::parse_file(&u.tail).with_context(bug)?;
+        anyhow::ensure!(tail.attrs.is_empty() && tail.shebang.is_none(), "{}: the tail starts a file", bug());
+    }
+    let mut contents = String::with_capacity(u.head.len() + code.len() + u.tail.len());
+    contents.push_str(&u.head);
+    contents.push_str(&code);
+    contents.push_str(&u.tail);
+    Ok(contents)
 }
 
 /// One crate's generated items by area (see `rules/areas.rs`): one file per area, and the
@@ -223,36 +220,60 @@ impl Uses {
 
 /// Every identifier of `tokens` (groups included) into `out` that could name an import: not
 /// a later segment of a path (`S::Error`) nor a field or method (`.id`); `in_macro` for the
-/// tokens of a macro invocation.
-fn idents_into(tokens: &TokenStream, in_macro: bool, out: &mut Uses) {
+/// tokens of a macro invocation. The tokens are handed back as they were: taken rather than
+/// borrowed, since iterating a shared stream copies every tree of it.
+fn idents_into(tokens: TokenStream, in_macro: bool, out: &mut Uses) -> TokenStream {
     // The last two punctuation characters before the token (`::`, `.`), if just before it.
     let mut after = [' ', ' '];
     // Whether the token before was a keyword that declares the next name (not a use of it).
     let mut declares = false;
     const DECLARING: &[&str] = &["const", "fn", "struct", "enum", "union", "type", "trait", "static", "mod", "let"];
-    for t in tokens.clone() {
+    let mut trees = Vec::new();
+    for t in tokens {
         let declared = std::mem::take(&mut declares);
-        match &t {
-            TokenTree::Ident(i) if declared => declares = DECLARING.contains(&i.to_string().as_str()),
+        let t = match t {
+            TokenTree::Ident(i) if declared => {
+                declares = DECLARING.iter().any(|k| i == k);
+                TokenTree::Ident(i)
+            }
             TokenTree::Ident(i) if after != [':', ':'] && after[1] != '.' => {
+                let word = i.to_string();
                 // `*const T` is a pointer type, not a declaration.
-                declares = DECLARING.contains(&i.to_string().as_str()) && after[1] != '*';
-                let name = i.to_string().trim_start_matches("r#").to_string();
-                if !in_macro {
+                declares = DECLARING.contains(&word.as_str()) && after[1] != '*';
+                let name = match word.strip_prefix("r#") {
+                    Some(raw) => raw.to_string(),
+                    None => word,
+                };
+                if !in_macro && !out.outside_macros.contains(&name) {
                     out.outside_macros.insert(name.clone());
                 }
-                out.names.insert(name);
+                if !out.names.contains(&name) {
+                    out.names.insert(name);
+                }
+                TokenTree::Ident(i)
             }
-            TokenTree::Group(g) => idents_into(&g.stream(), in_macro || after[1] == '!', out),
+            TokenTree::Group(g) => {
+                let (delimiter, span, stream) = (g.delimiter(), g.span(), g.stream());
+                // The group let go, its stream is this one's alone.
+                drop(g);
+                let mut g = Group::new(delimiter, idents_into(stream, in_macro || after[1] == '!', out));
+                g.set_span(span);
+                TokenTree::Group(g)
+            }
             // A doc comment's intra-doc links name items as code does: `[`Nvml::x`]` needs `Nvml`.
-            TokenTree::Literal(l) => out.docs.extend(doc_link_heads(&l.to_string())),
-            _ => {}
-        }
+            TokenTree::Literal(l) => {
+                out.docs.extend(doc_link_heads(&l.to_string()));
+                TokenTree::Literal(l)
+            }
+            other => other,
+        };
         after = match &t {
             TokenTree::Punct(p) => [after[1], p.as_char()],
             _ => [' ', ' '],
         };
+        trees.push(t);
     }
+    trees.into_iter().collect()
 }
 
 /// `#[cfg(doc)]` before each `use` item of `items`.
@@ -317,9 +338,11 @@ fn defined_into(tokens: &TokenStream, in_macro: bool, out: &mut BTreeSet<String>
 
 /// The words of laid-out text, as identifiers.
 fn words_into(text: &str, out: &mut BTreeSet<String>) {
-    out.extend(
-        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(String::from),
-    );
+    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if !w.is_empty() && !out.contains(w) {
+            out.insert(w.to_string());
+        }
+    }
 }
 
 impl ByArea {
@@ -345,16 +368,17 @@ impl ByArea {
         modules: TokenStream,
     ) -> Result<()> {
         let mut decls = Vec::new();
-        let mut defined: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        let mut defined: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (module, (_, items)) in &self.areas {
-            let d = defined.entry(module.as_str()).or_default();
+            let d = defined.entry(module.clone()).or_default();
             items.iter().for_each(|i| defined_into(i, false, d));
         }
-        for (module, (title, items)) in &self.areas {
+        for (module, (title, items)) in self.areas {
+            let module = module.as_str();
             let what = format!("The items of nvml.h's group \"{title}\".");
             let tail = self.tables.get(module).map_or("", String::as_str);
             let mut uses = Uses::default();
-            items.iter().for_each(|i| idents_into(i, false, &mut uses));
+            let items: Vec<TokenStream> = items.into_iter().map(|i| idents_into(i, false, &mut uses)).collect();
             words_into(tail, &mut uses.names);
             words_into(tail, &mut uses.outside_macros);
             uses.elsewhere =
@@ -378,7 +402,7 @@ impl ByArea {
             out.add_rust_then(model, path, &what, &[], quote!(#head #(#items)*), tail)?;
             let (m, d) = (ident(module), format!(" {title}."));
             // An area of impls only has nothing to re-export.
-            let exports = defined.get(module.as_str()).is_some_and(|d| !d.is_empty());
+            let exports = defined.get(module).is_some_and(|d| !d.is_empty());
             decls.push(match (self.private, exports) {
                 (true, _) => quote! { #[doc = #d] pub mod #m; },
                 (false, true) => quote! { #[doc = #d] mod #m; pub use #m::*; },
@@ -399,15 +423,24 @@ impl ByArea {
 /// promised the item (a safe method), a note where the emitter does less for the function (the
 /// mock answers it with a code only, capture does not record it).
 pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable, d: &mut Diagnostics) -> Result<Output> {
-    let mut out = Output::default();
-    sys::emit(b, &mut out)?;
-    sys::fields::emit(b, &history.fields, &mut out)?;
-    mock::emit(b, plan, &mut out, d)?;
-    mock::emit_history(b, history, &mut out)?;
-    mock::hostile::emit(b, plan, &mut out, d)?;
-    safe::emit(b, plan, &mut out, d)?;
-    out.format()?;
-    Ok(out)
+    let job = jobs::Job::new;
+    // The weights are the jobs' shares of a regen of 13.5.37 (per mille of instructions).
+    let all = vec![
+        job("sys", 150, Box::new(|out, _| sys::emit(b, out))),
+        job("sys fields", 1, Box::new(|out, _| sys::fields::emit(b, &history.fields, out))),
+        job("mock", 200, Box::new(|out, d| mock::emit(b, plan, out, d))),
+        job("mock exports", 150, Box::new(|out, d| mock::emit_exports(b, plan, out, d))),
+        job("mock history", 1, Box::new(|out, _| mock::emit_history(b, history, out))),
+        job("mock hostile", 30, Box::new(|out, d| mock::hostile::emit(b, plan, out, d))),
+        job("safe", 450, Box::new(|out, d| safe::emit_areas(b, plan, out, d))),
+        job("safe files", 50, Box::new(|out, _| safe::emit_files(b, plan, out))),
+    ];
+    jobs::run(all, threads(), d)
+}
+
+/// The threads emit jobs run on: one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The first lines of every generated file. Names the command and the header; nothing that

@@ -560,9 +560,12 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
     let functions = data_functions(b, plan);
     let (records, enums) = value_types(b, &functions);
     let shapes: BTreeMap<&str, String> = functions.iter().map(|r| (r.f.name.as_str(), shape_key(r))).collect();
+    // Read once: the replacement each deprecated function names.
+    let replaced: BTreeMap<&str, String> =
+        b.model.functions.values().filter_map(|f| Some((f.name.as_str(), replacement(f)?))).collect();
     let mut by_area: BTreeMap<Area, (Vec<TokenStream>, Vec<TokenStream>)> = BTreeMap::new();
     for r in &functions {
-        by_area.entry(b.area(&r.f.name, r.f.line)).or_default().0.push(schema_entry(b, r, &shapes));
+        by_area.entry(b.area(&r.f.name, r.f.line)).or_default().0.push(schema_entry(b, r, &shapes, &replaced));
     }
     for r in &records {
         let rec = &m.records[r];
@@ -892,7 +895,13 @@ fn shape_key(r: &Reading) -> String {
     format!("{} selectors; {}", r.selectors.len(), outs.join(", "))
 }
 
-fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> TokenStream {
+/// The schema of `r`; `replaced` is the function each deprecated one names instead.
+fn schema_entry(
+    b: &Bindings,
+    r: &Reading,
+    shapes: &BTreeMap<&str, String>,
+    replaced: &BTreeMap<&str, String>,
+) -> TokenStream {
     let name = r.f.name.as_str();
     let object = r.object.kind();
     let selectors = r.selectors.iter().map(|(n, t)| {
@@ -921,15 +930,14 @@ fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> T
             symbols.iter().map(String::as_str).filter(|s| *s != name && shapes.get(s) == shapes.get(name)).collect()
         })
         .unwrap_or_default();
-    let replaced_by = |f: &Function| {
-        replacement(f)
-            .filter(|n| shapes.contains_key(n.as_str()) && shapes.get(n.as_str()) == shapes.get(f.name.as_str()))
+    let replaced_by = |f: &str| {
+        replaced.get(f).filter(|n| shapes.contains_key(n.as_str()) && shapes.get(n.as_str()) == shapes.get(f))
     };
-    if let Some(newer) = replaced_by(r.f) {
-        family.extend(shapes.keys().copied().filter(|k| *k == newer));
+    if let Some(newer) = replaced_by(name) {
+        family.extend(shapes.keys().copied().filter(|k| k == newer));
     }
-    for f in b.model.functions.values().filter(|f| replaced_by(f).as_deref() == Some(name)) {
-        family.extend(shapes.keys().copied().filter(|k| **k == f.name));
+    for f in replaced.keys().filter(|f| replaced_by(f).is_some_and(|n| n == name)) {
+        family.extend(shapes.keys().copied().filter(|k| k == f));
     }
     family.sort_unstable();
     family.dedup();

@@ -46,8 +46,8 @@ const FLAT: super::Allow = (
     "Each area's items are re-exported for the other areas' `use super::*`; not every area's are used by another.",
 );
 
-/// Writes the mock's generated files into `out`; the getters it cannot answer from data, and
-/// those capture does not record, are notes in `d`.
+/// Writes the mock's generated files into `out` (but those of [`emit_exports`]); the getters
+/// it cannot answer from data are notes in `d`.
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
@@ -67,13 +67,21 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) ->
     tables.allows =
         vec![("clippy::unnecessary_cast", "The version constants are `c_uint` or `c_int`, by the header's spelling.")];
     tables.write(out, m, &dir.join("tables"), answers::tables_prelude, facts)?;
+    for (f, why) in answers::data_functions_and_why_not(b, plan).1 {
+        d.note(f, format!("not answered from a profile's values: {why}"));
+    }
+    Ok(())
+}
+
+/// The rest of the mock's generated files, after [`emit`] (a job of its own): `exports/`,
+/// `capture/` and `names.rs`; the functions capture does not record are notes in `d`.
+pub fn emit_exports(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
+    let m = &b.model;
+    let dir = PathBuf::from(DIR);
     let mut exports = exports(b, plan);
     // The exports are symbols for the linker: nothing in Rust names them.
     exports.private = true;
     exports.write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
-    for (f, why) in answers::data_functions_and_why_not(b, plan).1 {
-        d.note(f, format!("not answered from a profile's values: {why}"));
-    }
     let (mut readers, readers_table) = capture::readers(b, plan, d);
     readers.allows = [capture::ALLOWS, &[FLAT]].concat();
     readers.write(out, m, &dir.join("capture"), capture::prelude, readers_table)?;

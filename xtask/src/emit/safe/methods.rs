@@ -316,7 +316,7 @@ struct Part {
     post: Option<TokenStream>,
 }
 
-impl Gen<'_> {
+impl<'a> Gen<'a> {
     fn lifetime(&self) -> TokenStream {
         match self.owner {
             Owner::Nvml => quote!('_),
@@ -789,7 +789,7 @@ impl Gen<'_> {
             let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
             let mut docs = self.names.links.apply(&docs);
             if let Role::Out(Val::Bool(_)) = &p.role {
-                docs = doc::in_rust_terms(&rustdoc::yes_no_as_bool(&docs), &BTreeMap::new());
+                docs = doc::in_rust_terms(&rustdoc::yes_no_as_bool(&docs), &doc::RustNames::default());
             }
             let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
             quote!(#docs pub #fname: #t)
@@ -864,7 +864,7 @@ impl Gen<'_> {
     /// arguments and the handle, its outputs by the Rust names of the values returned, the
     /// fields of records and other functions' parameters by their Rust names; `None` for a count
     /// or a length the method passes itself.
-    fn rust_names(&self, m: &Method) -> BTreeMap<String, Option<String>> {
+    fn rust_names(&self, m: &Method) -> doc::RustNames<'a> {
         let mut c_names = self.params(m).rust;
         // An output reads as the Rust name of the value returned (`boardId` → `board_id`); the
         // sentences on a count or a length, which the method passes itself, go.
@@ -875,14 +875,8 @@ impl Gen<'_> {
                 c_names.insert(p.name.clone(), Some(format!("`{}`", snake(&p.name))));
             }
         }
-        let records = self.b.model.records.values().flat_map(|r| r.fields.iter().map(|fl| &fl.name));
-        // Other functions' parameters ("the `accessibleDevices` that nvmlDeviceGetCount returns")
-        // read as Rust names too.
-        let params = self.b.model.functions.values().flat_map(|g| g.params.iter().map(|p| &p.name));
-        for n in records.chain(params).filter(|n| n.chars().any(|c| c.is_ascii_uppercase())) {
-            c_names.entry(n.clone()).or_insert_with(|| Some(format!("`{}`", snake(n))));
-        }
-        c_names
+        // Record fields and other functions' parameters read as Rust names too (`Names::shared`).
+        doc::RustNames::over(c_names, &self.names.shared)
     }
 
     /// The method's description: the function's comment without its C parameters and return
@@ -1040,16 +1034,7 @@ impl Gen<'_> {
         // The C names left in the conditions (`cpuSetSize == 0`), in Rust terms: code for an
         // argument, plain words for anything else (no code but the method's arguments there).
         let arguments = self.params(m).rust;
-        let renames: BTreeMap<String, Option<String>> = self
-            .rust_names(m)
-            .into_iter()
-            .filter_map(|(c, r)| {
-                let r = r?;
-                let argument = arguments.get(&c).is_some_and(Option::is_some);
-                Some((c, Some(if argument { r } else { r.trim_matches('`').to_string() })))
-            })
-            .collect();
-        doc::in_rust_terms(&lines.join("\n"), &renames)
+        doc::in_rust_terms(&lines.join("\n"), &self.rust_names(m).as_words_but(&arguments))
     }
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.

@@ -35,18 +35,31 @@ pub const DIR: &str = "crates/nvml/src/generated";
 
 /// Writes the safe crate's files into `out`; what the emitters cannot serve goes to `d`.
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
-    let names = Names::new(b, plan);
-    let m = &b.model;
+    emit_areas(b, plan, out, d)?;
+    emit_files(b, plan, out)
+}
+
+/// `error.rs`, `handles.rs` and `exercise.rs` (a part of [`emit`], which an emit job can
+/// write on its own).
+pub fn emit_files(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let dir = PathBuf::from(DIR);
-    out.dirs.push(dir.clone());
     let files: [(&str, &str, TokenStream); 3] = [
         ("error.rs", "The error type: a variant per nvmlReturn_t value of nvml.h.", types::error(b)),
         ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b, plan)),
         ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b, plan)),
     ];
     for (name, what, tokens) in files {
-        out.add_rust(m, dir.join(name), what, tokens)?;
+        out.add_rust(&b.model, dir.join(name), what, tokens)?;
     }
+    Ok(())
+}
+
+/// The rest of [`emit`]: the area files, their `mod.rs` and `readings.txt`.
+pub fn emit_areas(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnostics) -> Result<()> {
+    let names = Names::new(b, plan);
+    let m = &b.model;
+    let dir = PathBuf::from(DIR);
+    out.dirs.push(dir.clone());
     let mut areas = ByArea::default();
     types::types(b, &names, &mut areas);
     methods::methods(b, plan, &names, &mut areas, d);
@@ -117,6 +130,10 @@ pub struct Names {
     heads: BTreeMap<String, String>,
     /// The Rust item of each C name, for the docs.
     pub links: rustdoc::Links,
+    /// The camelCase names of record fields and of every function's parameters ("the
+    /// `accessibleDevices` that nvmlDeviceGetCount returns"), which every method's docs read
+    /// as Rust names.
+    pub shared: super::doc::SharedNames,
 }
 
 impl Names {
@@ -143,6 +160,7 @@ impl Names {
             families: plan.families.clone(),
             heads,
             links: rustdoc::Links::empty(),
+            shared: super::doc::SharedNames::new(camel_names(b)),
         };
         names.links = rustdoc::Links::new(b, &names);
         names
@@ -162,6 +180,13 @@ impl Names {
     pub fn ty(&self, model_name: &str) -> proc_macro2::Ident {
         format_ident!("{}", self.types.get(model_name).map(String::as_str).unwrap_or(model_name))
     }
+}
+
+/// The names of record fields, then of functions' parameters, with a capital letter.
+fn camel_names(b: &Bindings) -> impl Iterator<Item = &String> {
+    let records = b.model.records.values().flat_map(|r| r.fields.iter().map(|fl| &fl.name));
+    let params = b.model.functions.values().flat_map(|g| g.params.iter().map(|p| &p.name));
+    records.chain(params).filter(|n| n.chars().any(|c| c.is_ascii_uppercase()))
 }
 
 fn handles(b: &Bindings, plan: &Plan) -> TokenStream {
