@@ -120,6 +120,7 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("owned", rules.owned, |k: &str| model.handles.contains_key(k), "the header has no such handle");
     keep!("ids", rules.ids, |k: &str| model.typedefs.contains_key(k), "the header has no such typedef");
     keep!("renames", rules.renames, function, no_function);
+    keep!("results", rules.results, function, no_function);
     keep!("former_methods", rules.former_methods, function, no_function);
     keep!("see_also", rules.see_also, function, no_function);
     keep!("enums", rules.enums, function, no_function);

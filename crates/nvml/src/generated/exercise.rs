@@ -2143,6 +2143,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_instances_utilization_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.vgpu_instances_utilization_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_process_utilization",
         (|| {
             let s = h.device.as_ref()?;
@@ -2192,11 +2199,27 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_type_creatable_placements",
+        (|| {
+            let s = h.device.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_creatable_placements(a0, Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_type_max_instances",
         (|| {
             let s = h.device.as_ref()?;
             let a0 = h.vgpu_type_id.as_ref()?;
             Some(s.vgpu_type_max_instances(a0).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::vgpu_type_supported_placements",
+        (|| {
+            let s = h.device.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_supported_placements(a0, Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2270,6 +2293,13 @@ pub fn call_all(
         (|| {
             let s = h.event_set.as_ref()?;
             Some(s.context_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "EventSet::context_data",
+        (|| {
+            let s = h.event_set.as_ref()?;
+            Some(s.context_data(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2446,6 +2476,14 @@ pub fn call_all(
         (|| {
             let s = h.gpu_instance.as_ref()?;
             Some(s.vgpu_scheduler_state(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "GpuInstance::vgpu_type_creatable_placements",
+        (|| {
+            let s = h.gpu_instance.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_creatable_placements(a0).map(|_| ()))
         })(),
     ));
     out.push((

@@ -42,7 +42,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::engine::hostile::Hostile;
 impl SystemQueriesApi for Hostile {
-    /// Answers a code only: not read (parameter `cper` (`nvmlGetCPER_v1_t *`): record `nvmlGetCPER_v1_t` holds pointers or callbacks, which need hand-written code).
+    /// Answers a code only: not read (parameter `cper` (`nvmlGetCPER_v1_t *`): `nvmlGetCPER_v1_t` holds a list, and `cursor` is an in/out field beside it, which needs hand-written code).
     fn nvmlSystemGetCPER_v1(&self, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
         self.code()
     }
