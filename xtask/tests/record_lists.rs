@@ -61,6 +61,7 @@ fn lists_inside_versioned_records_are_read_with_their_inputs() {
         ("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", "vgpu_type_creatable_placements"),
         ("nvmlDeviceGetVgpuInstancesUtilizationInfo", "vgpu_instances_utilization_info"),
         ("nvmlEventSetGetContextData_v1", "context_data"),
+        ("nvmlSystemGetCPER_v1", "cper_next"),
     ] {
         let key = plan.wrapped_by.get(f).unwrap_or_else(|| panic!("{f} has no generated method"));
         let m = plan.method(key).expect("the method");
@@ -102,6 +103,13 @@ fn lists_beside_outputs_older_layouts_and_bytes_are_read() {
     assert!(l.outputs.is_empty());
     assert_eq!(returns("nvmlDeviceGetVgpuInstancesUtilizationInfo"), None);
 
+    // An in/out field beside the list, by the hand-written type of its `field_types` rule; "0
+    // means no (more) records": an empty answer is `None`.
+    let l = list(&plan, "nvmlSystemGetCPER_v1").expect("a record list");
+    assert_eq!(l.in_out, [("cursor".to_string(), "CperCursor".to_string())]);
+    assert!(l.none_when_empty && l.version.is_none());
+    assert_eq!(plan.method(&plan.wrapped_by["nvmlSystemGetCPER_v1"]).map(|m| m.name.as_str()), Some("cper_next"));
+
     // No `version`, a `void *` its `[in,out]` size counts in bytes.
     let l = list(&plan, "nvmlEventSetGetContextData_v1").expect("a record list");
     assert_eq!((l.version.as_deref(), l.bytes, l.count.as_str()), (None, true, "dataSize"));
@@ -112,14 +120,14 @@ fn lists_beside_outputs_older_layouts_and_bytes_are_read() {
 fn records_with_more_than_a_list_and_directed_fields_are_not_lists() {
     let plan = the_plan();
     let why = |f: &str| read(&plan, f).as_ref().err().cloned().unwrap_or_else(|| panic!("{f} was read"));
-    // An in/out field beside the list (the CPER cursor).
-    assert!(why("nvmlSystemGetCPER_v1").contains("`cursor` is an in/out field beside it"));
     // A count the comment calls an output alone (`numEvent`, beside the `dataSize` capacity),
     // an unversioned record whose count no comment calls in/out (the PRM counters the caller
     // fills): no record list at all.
     for f in ["nvmlSystemEventSetWait", "nvmlDeviceReadPRMCounters_v1"] {
         assert!(list(&plan, f).is_none(), "{f} read as a record list");
     }
+    // The event wait's record is then one that holds a pointer, which no role reads.
+    assert!(why("nvmlSystemEventSetWait").contains("holds pointers or callbacks"));
 }
 
 /// The basic fixture with one more record that holds a list, and `extra` fields in it.

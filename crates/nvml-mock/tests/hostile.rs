@@ -185,7 +185,8 @@ fn lists_inside_records_stay_within_their_count() {
 /// of slots occupied by the vGPU type", an output beside the list) is not written past its own
 /// size, its array within its count, and the slot size answered varies; the context payload
 /// ("dataSize: Size of data on input; actual or required size on output", a `void *` of bytes
-/// in a record without a version) is written within `dataSize` bytes, its index kept; and a
+/// in a record without a version) is written within `dataSize` bytes, its index kept, and so
+/// is a CPER record's buffer within `bufferSize` (beside its in/out cursor); and a
 /// versioned out-record in an older layout (`nvmlNvLinkInfo_v1_t` to `nvmlDeviceGetNvLinkInfo`)
 /// is written within that layout's size.
 #[test]
@@ -194,6 +195,7 @@ fn lists_beside_outputs_and_older_layouts_stay_within_their_record() {
     let placements = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
     let context = lib.nvmlEventSetGetContextData_v1().unwrap();
     let nvlink = lib.nvmlDeviceGetNvLinkInfo().unwrap();
+    let cper_f = lib.nvmlSystemGetCPER_v1().unwrap();
     let (mut sizes, mut filled, mut bytes) = (BTreeSet::new(), 0, 0);
     for i in 0..CALLS {
         let capacity = (i % 9) as c_uint;
@@ -227,6 +229,16 @@ fn lists_beside_outputs_and_older_layouts_stay_within_their_record() {
             assert!(data.untouched(), "call {i}: written through a NULL buffer");
         } else if !data.untouched() {
             bytes += 1;
+        }
+
+        let mut record = Guarded::<u8>::new(capacity as usize);
+        let buf = if capacity == 0 { std::ptr::null_mut() } else { record.ptr() };
+        let mut cper = nvmlGetCPER_v1_t { cursor: nvmlCPERCursor_v1_t::default(), buffer: buf, bufferSize: capacity };
+        unsafe { cper_f(&mut cper) };
+        assert!(record.guard_intact(), "call {i}: written past {capacity} CPER bytes");
+        assert_eq!(cper.buffer, buf, "call {i}");
+        if capacity == 0 {
+            assert!(record.untouched(), "call {i}: written through a NULL CPER buffer");
         }
 
         let mut info = Guarded::<nvmlNvLinkInfo_v1_t>::new(1);
@@ -338,18 +350,25 @@ fn values_are_garbage_within_their_size() {
 #[test]
 fn unread_functions_write_nothing() {
     let Some(lib) = hostile("unread_functions_write_nothing", "5") else { return };
-    // Not read: its record holds a list beside `cursor`, an in/out field.
-    let f = lib.nvmlSystemGetCPER_v1().unwrap();
+    // Not read: its record holds a pointer to an array beside `numEvent`, an output alone.
+    let f = lib.nvmlSystemEventSetWait().unwrap();
     let error_string = lib.nvmlErrorString().unwrap();
     let mut codes = BTreeSet::new();
     let (mut null, mut strings) = (0, 0);
     for i in 0..CALLS {
-        let mut buffer = Guarded::<u8>::new(64);
-        // The record as the caller fills it: its buffer points to `buffer`.
-        let mut r = nvmlGetCPER_v1_t { cursor: nvmlCPERCursor_v1_t::default(), buffer: buffer.ptr(), bufferSize: 64 };
+        let mut events = Guarded::<nvmlSystemEventData_v1_t>::new(4);
+        // The record as the caller fills it: its array points to `events`.
+        let mut r = nvmlSystemEventSetWaitRequest_t {
+            version: nvmlSystemEventSetWaitRequest_v1,
+            timeoutms: 0,
+            set: GARBAGE as nvmlSystemEventSet_t,
+            data: events.ptr(),
+            dataSize: 4,
+            numEvent: 7,
+        };
         codes.insert(unsafe { f(&mut r) });
-        assert_eq!((r.bufferSize, r.buffer), (64, buffer.ptr()), "call {i}: the record was written");
-        assert!(buffer.untouched(), "call {i}: written through the pointer of an unread record");
+        assert_eq!((r.dataSize, r.numEvent, r.data), (4, 7, events.ptr()), "call {i}: the record was written");
+        assert!(events.untouched(), "call {i}: written through the pointer of an unread record");
         let s = unsafe { error_string(i as nvmlReturn_t) };
         if s.is_null() {
             null += 1;

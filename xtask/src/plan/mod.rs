@@ -193,6 +193,13 @@ pub struct ListRecord {
     /// The output field that says how to read the elements (a `tagged_values` rule naming the
     /// field of the record that holds the array): read, not returned.
     pub typed_by: Option<String>,
+    /// The in/out fields (a cursor), each with the hand-written type a `field_types` rule
+    /// gives it: the method takes it by `&mut`, sends it as the caller left it in every call,
+    /// and sets it to the last call's answer once the list is fetched.
+    pub in_out: Vec<(String, String)>,
+    /// The count's comment says an empty list is the end ("0 means no (more) records"): the
+    /// method returns an `Option`, `None` for it.
+    pub none_when_empty: bool,
 }
 
 impl ListRecord {

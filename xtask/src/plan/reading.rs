@@ -481,7 +481,7 @@ impl Reader<'_> {
             _ => None,
         };
         let ruled = self.b.inputs.get(name);
-        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+        let (mut inputs, mut outputs, mut in_out) = (Vec::new(), Vec::new(), Vec::new());
         for fl in r
             .fields
             .iter()
@@ -494,12 +494,19 @@ impl Reader<'_> {
                 _ if tag => false,
                 (Some(Cue::In), _) | (None, true) => true,
                 (Some(Cue::Out), _) => false,
-                (Some(_), _) => {
-                    return Some(Err(format!(
-                        "`{name}` holds a list, and `{}` is an in/out field beside it, which needs hand-written code",
-                        fl.name
-                    )))
-                }
+                (Some(_), _) => match self.b.field_types.get(&format!("{name}.{}", fl.name)) {
+                    // An opaque in/out field (a cursor), by the hand-written type of its rule.
+                    Some(ty) => {
+                        in_out.push((fl.name.clone(), ty.clone()));
+                        continue;
+                    }
+                    None => {
+                        return Some(Err(format!(
+                            "`{name}` holds a list, and `{}` is an in/out field beside it, which needs hand-written code (or a `field_types` rule)",
+                            fl.name
+                        )))
+                    }
+                },
                 (None, false) => {
                     let why = "is not documented (an `inputs` rule can give it)";
                     return Some(Err(format!("`{name}` holds a list, and the direction of `{}` {why}", fl.name)));
@@ -551,6 +558,8 @@ impl Reader<'_> {
                 None => String::new(),
             }
         ));
+        // "On return, set to required or used size; 0 means no (more) records."
+        let none_when_empty = count.doc.as_deref().is_some_and(|d| d.contains("0 means no (more)"));
         let list = ListRecord {
             record: name.clone(),
             version,
@@ -562,6 +571,8 @@ impl Reader<'_> {
             inputs,
             outputs,
             typed_by,
+            in_out,
+            none_when_empty,
         };
         Some(Ok((Role::RecordList(list), basis)))
     }

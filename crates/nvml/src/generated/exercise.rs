@@ -77,6 +77,10 @@ pub fn call_all(
         Some(nvml.conf_compute_settings().map(|_| ())),
     ));
     out.push(("Nvml::conf_compute_state", Some(nvml.conf_compute_state().map(|_| ()))));
+    out.push((
+        "Nvml::cper_next",
+        Some(nvml.cper_next(&mut Default::default()).map(|_| ())),
+    ));
     out.push(("Nvml::create_event_set", Some(nvml.create_event_set().map(|_| ()))));
     out.push((
         "Nvml::cuda_driver_version",

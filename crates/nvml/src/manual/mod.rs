@@ -1,8 +1,8 @@
 //! Hand-written wrappers for the functions whose shape the generator does not cover: records
-//! that hold pointers to caller-allocated buffers beside other pointers, a list beside an
-//! in/out cursor (CPER), records of variable size, and handles created through request records
-//! (a list inside a record whose other fields are inputs or outputs is generated,
-//! `Role::RecordList` of the plan). Each function here has a `manual` rule in
+//! that hold pointers to caller-allocated buffers beside other pointers, records of variable
+//! size, and handles created through request records (a list inside a record whose other fields
+//! are inputs, outputs or an opaque in/out cursor is generated, `Role::RecordList` of the plan;
+//! the cursor's type, `CperCursor`, is here). Each function here has a `manual` rule in
 //! `gen-config/nvml.yaml` that names its file, so `cargo xtask coverage` counts it and the
 //! generator leaves it alone.
 //!

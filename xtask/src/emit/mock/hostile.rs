@@ -370,12 +370,14 @@ impl<'c> RoleVisitor<'c> for Writes<'_> {
         };
         let (name, r) = (ident(&p.name), ident(&l.record));
         let (count, array) = (ident(&l.count), ident(&l.array));
-        // The outputs beside the list (and the one that types its elements), as out-parameters.
-        let beside = l.outputs.iter().map(|(f, _)| f).chain(&l.typed_by).map(|f| {
-            let ty = rec.fields.iter().find(|x| x.name == *f).map(|x| c_ty(&x.ty));
-            let f = ident(f);
-            quote!(self.record_field::<#r, #ty>(#name, core::mem::offset_of!(#r, #f));)
-        });
+        // The outputs beside the list (the one that types its elements, and the in/out ones), as
+        // out-parameters.
+        let beside =
+            l.outputs.iter().map(|(f, _)| f).chain(&l.typed_by).chain(l.in_out.iter().map(|(f, _)| f)).map(|f| {
+                let ty = rec.fields.iter().find(|x| x.name == *f).map(|x| c_ty(&x.ty));
+                let f = ident(f);
+                quote!(self.record_field::<#r, #ty>(#name, core::mem::offset_of!(#r, #f));)
+            });
         // The record's capacity is read, the array written within it, the count answered.
         self.then_if_writable(
             p,

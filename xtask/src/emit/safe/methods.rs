@@ -294,6 +294,14 @@ impl<'c> RoleVisitor<'c> for Parts<'_, '_, 'c> {
             }
             _ => self.g.collect(&list.elem, &list.elem, None, quote!(list.iter())),
         };
+        // An empty list that is the end: `None`.
+        let post = match list.none_when_empty {
+            true => quote!({
+                let list = #post;
+                if list.is_empty() { None } else { Some(list) }
+            }),
+            false => post,
+        };
         // With outputs beside the list: the struct of them and the list.
         let post = match &self.cx.returns {
             Some(name) if !list.outputs.is_empty() => {
@@ -498,6 +506,11 @@ impl Gen<'_> {
                     }
                     Arg::Len => quote!(u32),
                     Arg::Field { record, field } => self.field_ty(record, field),
+                    // A hand-written type of the crate's root, which the file imports.
+                    Arg::Mut(t) => {
+                        let t = format_ident!("{t}");
+                        quote!(&mut #t)
+                    }
                 };
                 quote!(#pn: #t)
             })
@@ -743,6 +756,10 @@ impl Gen<'_> {
             Role::Array { val, .. } | Role::SizedArray { val, .. } | Role::Capped { val, .. } => {
                 let t = self.rust_ty(val, lt);
                 quote!(Vec<#t>)
+            }
+            Role::RecordList(l) if l.none_when_empty => {
+                let t = self.rust_ty(&l.elem, lt);
+                quote!(Option<Vec<#t>>)
             }
             Role::RecordList(l) => {
                 let t = self.rust_ty(&l.elem, lt);
@@ -1046,18 +1063,20 @@ impl Gen<'_> {
             Role::RecordList(l) => {
                 let record = self.b.model.records.get(&l.record)?;
                 let words = |name: &str| -> Option<String> {
-                    let text =
-                        doc::inline_text(&without_cue(record.fields.iter().find(|x| x.name == name)?.doc.as_deref()?));
+                    let text = without_cue(record.fields.iter().find(|x| x.name == name)?.doc.as_deref()?);
+                    let text = rustdoc::without_null_usage(&doc::inline_text(&text));
                     let text = text.trim().trim_end_matches('.');
                     let mut chars = text.chars();
                     let first = chars.next()?.to_lowercase().collect::<String>();
                     Some(format!("{first}{}", chars.as_str()))
                 };
                 let list = words(&l.array)?;
-                let what =
-                    if l.bytes { "the bytes of the record's buffer" } else { "the entries of the record's list" };
+                let bytes = l.bytes || l.elem == Val::Scalar(Ty::UChar);
+                let what = if bytes { "the bytes of the record's buffer" } else { "the entries of the record's list" };
+                // "0 means no (more) records".
+                let end = if l.none_when_empty { ", or `None` when it answers none (the end)" } else { "" };
                 if l.outputs.is_empty() {
-                    return Some(format!("Returns {what}: {list}."));
+                    return Some(format!("Returns {what}: {list}{end}."));
                 }
                 let beside: Vec<String> =
                     l.outputs.iter().filter_map(|(f, _)| Some(format!("`{}` ({})", snake(f), words(f)?))).collect();
@@ -1417,13 +1436,28 @@ impl Gen<'_> {
             let local = out_local(f);
             quote!(let mut #local = Default::default();)
         });
-        let reads: Vec<TokenStream> = read
+        let mut reads: Vec<TokenStream> = read
             .iter()
             .map(|f| {
                 let (local, f) = (out_local(f), ident(f));
                 quote!(#local = r.#f;)
             })
             .collect();
+        // The in/out fields: the caller's value in every call, the last call's answer kept, and
+        // the caller's set to it once the list is fetched.
+        let mut sent = Vec::new();
+        let mut kept = Vec::new();
+        for (f, _) in &list.in_out {
+            let (fi, pn, local) = (ident(f), ident(&snake(f)), out_local(f));
+            let answer = format_ident!("{local}_answer");
+            sent.push(quote!(let #local = crate::raw::ToRaw::to_raw(&*#pn); let mut #answer = #local;));
+            reads.push(quote!(#answer = r.#fi;));
+            kept.push(quote!(*#pn = crate::raw::FromRaw::from_raw(&#answer);));
+        }
+        let in_out = list.in_out.iter().map(|(f, _)| {
+            let (fi, local) = (ident(f), out_local(f));
+            quote!(#fi: #local,)
+        });
         // The array as the record types it (`void *` for bytes).
         let (ptr, ptr_ty) = match list.bytes {
             true => (quote!(ptr.cast()), quote!(: *mut u8)),
@@ -1494,11 +1528,13 @@ impl Gen<'_> {
         quote! {
             #layout
             #(#locals)*
+            #(#sent)*
             let list: Vec<#elem> = ffi::fill_in_record(
-                |count, ptr #ptr_ty| sys::#rec { #version #(#inputs)* #(#zeros)* #count_init, #array: #ptr },
+                |count, ptr #ptr_ty| sys::#rec { #version #(#inputs)* #(#in_out)* #(#zeros)* #count_init, #array: #ptr },
                 |r| r.#count,
                 |r| #body,
             )?;
+            #(#kept)*
         }
     }
 
@@ -1698,6 +1734,9 @@ pub enum Arg<'a> {
     Len,
     /// An input field of an in/out record, as its safe record types it.
     Field { record: &'a str, field: &'a str },
+    /// An in/out field of a list's record, by `&mut` of the hand-written type its
+    /// `field_types` rule names.
+    Mut(&'a str),
 }
 
 /// The Rust parameters of a method whose chain is headed by `head`, with their C names (an
@@ -1716,6 +1755,7 @@ pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a 
                         Val::Handle(h) => (f.as_str(), Arg::Handle(h)),
                         v => (f.as_str(), Arg::Value(v)),
                     })
+                    .chain(l.in_out.iter().map(|(f, t)| (f.as_str(), Arg::Mut(t.as_str()))))
                     .collect();
             }
             if let Role::InOut(Val::Record(r)) = &p.role {

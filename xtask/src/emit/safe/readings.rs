@@ -217,9 +217,11 @@ impl<'c> RoleVisitor<'c> for Describe<'_> {
             false => format!("; on a version mismatch {}", older.join(", then ")),
         };
         let unversioned = if l.version.is_none() { ", unversioned" } else { "" };
+        let in_out: String = l.in_out.iter().map(|(f, t)| format!("; {f} in/out &mut {t}")).collect();
+        let none = if l.none_when_empty { "; empty is None" } else { "" };
         let elem = if l.bytes { "bytes".to_string() } else { self.v(&l.elem) };
         Ok(format!(
-            "list of {elem} in record {}{unversioned} (`{}` counts `{}`; NULL array asks for the count){inputs}{outputs}{typed}{older}",
+            "list of {elem} in record {}{unversioned} (`{}` counts `{}`; NULL array asks for the count){inputs}{in_out}{outputs}{typed}{older}{none}",
             l.record, l.count, l.array
         ))
     }
