@@ -47,7 +47,7 @@ fn fixture_goldens() {
 fn fixture_model_has_every_construct() {
     let b = xtask::pipeline::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
     let m = &b.model;
-    assert_eq!(m.functions.len(), 13);
+    assert_eq!(m.functions.len(), 14);
     let legacy: Vec<&str> = m.functions.values().filter(|f| f.legacy).map(|f| f.name.as_str()).collect();
     assert_eq!(legacy, ["nvmlDeviceGetCount", "nvmlInit"]);
     assert!(m.functions["nvmlDeviceGetTemperature"].deprecated);

@@ -180,6 +180,78 @@ fn lists_inside_records_stay_within_their_count() {
     assert!(above > CALLS / 20 && filled > CALLS / 10, "counts above the capacity {above}, filled {filled}");
 }
 
+/// The lists inside records beside other fields: the placements' record in its older layout
+/// (`nvmlVgpuPlacementList_v1_t`, shorter than the prototype's v2: "placementSize: The number
+/// of slots occupied by the vGPU type", an output beside the list) is not written past its own
+/// size, its array within its count, and the slot size answered varies; the context payload
+/// ("dataSize: Size of data on input; actual or required size on output", a `void *` of bytes
+/// in a record without a version) is written within `dataSize` bytes, its index kept, and so
+/// is a CPER record's buffer within `bufferSize` (beside its in/out cursor); and a
+/// versioned out-record in an older layout (`nvmlNvLinkInfo_v1_t` to `nvmlDeviceGetNvLinkInfo`)
+/// is written within that layout's size.
+#[test]
+fn lists_beside_outputs_and_older_layouts_stay_within_their_record() {
+    let Some(lib) = hostile("lists_beside_outputs_and_older_layouts_stay_within_their_record", "7") else { return };
+    let placements = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
+    let context = lib.nvmlEventSetGetContextData_v1().unwrap();
+    let nvlink = lib.nvmlDeviceGetNvLinkInfo().unwrap();
+    let cper_f = lib.nvmlSystemGetCPER_v1().unwrap();
+    let (mut sizes, mut filled, mut bytes) = (BTreeSet::new(), 0, 0);
+    for i in 0..CALLS {
+        let capacity = (i % 9) as c_uint;
+        let mut ids = Guarded::<c_uint>::new(capacity as usize);
+        let array = if capacity == 0 { std::ptr::null_mut() } else { ids.ptr() };
+        let mut rec = Guarded::<nvmlVgpuPlacementList_v1_t>::new(1);
+        let v1 = nvmlVgpuPlacementList_v1_t {
+            version: nvmlVgpuPlacementList_v1,
+            placementSize: 0,
+            count: capacity,
+            placementIds: array,
+        };
+        unsafe { rec.ptr().write(v1) };
+        unsafe { placements(device(), GARBAGE as nvmlVgpuTypeId_t, rec.ptr().cast()) };
+        assert!(rec.guard_intact(), "call {i}: written past the v1 record");
+        assert!(ids.guard_intact(), "call {i}: written past {capacity} placements");
+        let back = unsafe { rec.ptr().read() };
+        assert_eq!((back.version, back.placementIds), (nvmlVgpuPlacementList_v1, array), "call {i}");
+        sizes.insert(back.placementSize);
+        if capacity > 0 && !ids.bytes()[..4].iter().all(|b| *b == SENTINEL) {
+            filled += 1;
+        }
+
+        let mut data = Guarded::<u8>::new(capacity as usize);
+        let ptr = if capacity == 0 { std::ptr::null_mut() } else { data.ptr() };
+        let mut params = nvmlEventSetGetContextData_v1_t { data: ptr.cast(), index: 3, dataSize: capacity };
+        unsafe { context(GARBAGE as nvmlEventSet_t, &mut params) };
+        assert!(data.guard_intact(), "call {i}: written past {capacity} bytes");
+        assert_eq!((params.index, params.data), (3, ptr.cast()), "call {i}");
+        if capacity == 0 {
+            assert!(data.untouched(), "call {i}: written through a NULL buffer");
+        } else if !data.untouched() {
+            bytes += 1;
+        }
+
+        let mut record = Guarded::<u8>::new(capacity as usize);
+        let buf = if capacity == 0 { std::ptr::null_mut() } else { record.ptr() };
+        let mut cper = nvmlGetCPER_v1_t { cursor: nvmlCPERCursor_v1_t::default(), buffer: buf, bufferSize: capacity };
+        unsafe { cper_f(&mut cper) };
+        assert!(record.guard_intact(), "call {i}: written past {capacity} CPER bytes");
+        assert_eq!(cper.buffer, buf, "call {i}");
+        if capacity == 0 {
+            assert!(record.untouched(), "call {i}: written through a NULL CPER buffer");
+        }
+
+        let mut info = Guarded::<nvmlNvLinkInfo_v1_t>::new(1);
+        unsafe { info.ptr().write(nvmlNvLinkInfo_v1_t { version: nvmlNvLinkInfo_v1, isNvleEnabled: 0 }) };
+        unsafe { nvlink(device(), info.ptr().cast()) };
+        assert!(info.guard_intact(), "call {i}: written past the v1 NVLink record");
+    }
+    assert!(
+        sizes.len() > 2 && filled > CALLS / 10 && bytes > CALLS / 10,
+        "sizes {sizes:?}, filled {filled}, bytes {bytes}"
+    );
+}
+
 /// String buffers ("length: The maximum allowed length of the string returned in name"; "size:
 /// Size of the vgpuTypeClass buffer", in and out): at most `length` bytes are written; some
 /// answers have no NUL in the buffer, some are not UTF-8; a size by pointer may claim more.
@@ -278,24 +350,25 @@ fn values_are_garbage_within_their_size() {
 #[test]
 fn unread_functions_write_nothing() {
     let Some(lib) = hostile("unread_functions_write_nothing", "5") else { return };
-    // Not read: its record holds a list and `sampleValType`, whose direction no comment gives.
-    let f = lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap();
+    // Not read: its record holds a pointer to an array beside `numEvent`, an output alone.
+    let f = lib.nvmlSystemEventSetWait().unwrap();
     let error_string = lib.nvmlErrorString().unwrap();
     let mut codes = BTreeSet::new();
     let (mut null, mut strings) = (0, 0);
     for i in 0..CALLS {
-        let mut samples = Guarded::<nvmlVgpuInstanceUtilizationInfo_v1_t>::new(4);
-        // The record as the caller fills it: its array points to `samples`.
-        let mut r = nvmlVgpuInstancesUtilizationInfo_t {
-            version: nvmlVgpuInstancesUtilizationInfo_v1,
-            sampleValType: 0,
-            vgpuInstanceCount: 4,
-            lastSeenTimeStamp: 0,
-            vgpuUtilArray: samples.ptr(),
+        let mut events = Guarded::<nvmlSystemEventData_v1_t>::new(4);
+        // The record as the caller fills it: its array points to `events`.
+        let mut r = nvmlSystemEventSetWaitRequest_t {
+            version: nvmlSystemEventSetWaitRequest_v1,
+            timeoutms: 0,
+            set: GARBAGE as nvmlSystemEventSet_t,
+            data: events.ptr(),
+            dataSize: 4,
+            numEvent: 7,
         };
-        codes.insert(unsafe { f(device(), &mut r) });
-        assert_eq!((r.vgpuInstanceCount, r.vgpuUtilArray), (4, samples.ptr()), "call {i}: the record was written");
-        assert!(samples.untouched(), "call {i}: written through the pointer of an unread record");
+        codes.insert(unsafe { f(&mut r) });
+        assert_eq!((r.dataSize, r.numEvent, r.data), (4, 7, events.ptr()), "call {i}: the record was written");
+        assert!(events.untouched(), "call {i}: written through the pointer of an unread record");
         let s = unsafe { error_string(i as nvmlReturn_t) };
         if s.is_null() {
             null += 1;

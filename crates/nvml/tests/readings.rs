@@ -15,7 +15,8 @@
 //! the controller type (a tag the header names no member for keeps the bytes), and the PRM
 //! buffer, one union of input and output bytes. And the smaller readings: a list longer than
 //! the count beside it (the thermal sensors), a size query answered with success and no size
-//! (metadata), field values read back by the ids asked for.
+//! (metadata), field values read back by the ids asked for, the entries of a list inside a
+//! record read by the value type beside them, and a byte buffer inside an unversioned record.
 
 mod common;
 
@@ -528,6 +529,63 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int valuesCount, nvmlField
     return NVML_SUCCESS;
 }
 
+/* A list inside a versioned record beside the output that types its entries: "sampleValType: Hold
+ * the type of returned sample values"; "vgpuInstanceCount: Hold the number of vGPU instances";
+ * "lastSeenTimeStamp: Return only samples with timestamp greater than lastSeenTimeStamp";
+ * "NVML_ERROR_INSUFFICIENT_SIZE if the buffer size of vgpuUtilInfo->vgpuInstanceCount is too
+ * small"; "NVML_ERROR_NOT_FOUND if sample entries are not found". Two vGPU instances sampled at
+ * 10 and 20, their SM utilisation unsigned long longs above 2^32. */
+nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t d, nvmlVgpuInstancesUtilizationInfo_t *info) {
+    static const unsigned long long stamps[2] = {10, 20};
+    unsigned int i, n = 0;
+    DEVICE(d);
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (info->version != nvmlVgpuInstancesUtilizationInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    for (i = 0; i < 2; i++) n += stamps[i] > info->lastSeenTimeStamp;
+    if (n == 0) return NVML_ERROR_NOT_FOUND;
+    info->sampleValType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    if (!info->vgpuUtilArray || info->vgpuInstanceCount < n) {
+        info->vgpuInstanceCount = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    n = 0;
+    for (i = 0; i < 2; i++) {
+        if (stamps[i] <= info->lastSeenTimeStamp) continue;
+        memset(&info->vgpuUtilArray[n], 0, sizeof info->vgpuUtilArray[n]);
+        info->vgpuUtilArray[n].timeStamp = stamps[i];
+        info->vgpuUtilArray[n].vgpuInstance = 7 + i;
+        info->vgpuUtilArray[n].smUtil.ullVal = (1ULL << 40) + i;
+        n++;
+    }
+    info->vgpuInstanceCount = n;
+    return NVML_SUCCESS;
+}
+
+/* A byte buffer inside an unversioned record: "Passing params->data as NULL performs a size
+ * query. In that case params->dataSize is set to the required payload size and the function
+ * returns NVML_ERROR_INSUFFICIENT_SIZE when the payload is non-empty. If the context payload is
+ * empty, params->dataSize is set to 0 and the function returns NVML_SUCCESS"; "dataSize: Size
+ * of data on input; actual or required size on output"; "NVML_ERROR_INVALID_ARGUMENT if
+ * arguments are invalid or params->index is out of range". Context 0 holds five bytes, context
+ * 1 none. */
+nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetContextData_v1_t *params) {
+    static const unsigned char payload[5] = {1, 2, 3, 4, 5};
+    unsigned int size;
+    if (!set || !params || params->index > 1) return NVML_ERROR_INVALID_ARGUMENT;
+    size = params->index == 0 ? sizeof payload : 0;
+    if (size == 0) {
+        params->dataSize = 0;
+        return NVML_SUCCESS;
+    }
+    if (!params->data || params->dataSize < size) {
+        params->dataSize = size;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    memcpy(params->data, payload, size);
+    params->dataSize = size;
+    return NVML_SUCCESS;
+}
+
 /* A list inside a versioned record: "processSamplesCount: Caller-supplied array size, and
  * returns number of processes running"; "lastSeenTimeStamp: Return only samples with timestamp
  * greater than lastSeenTimeStamp"; "NVML_ERROR_INSUFFICIENT_SIZE If procesesUtilInfo->procUtilArray
@@ -1002,4 +1060,34 @@ fn a_list_inside_a_record_is_fetched_with_its_inputs() {
     assert_eq!(read(0), Ok(vec![(100, 10, 7), (200, 20, 14), (300, 30, 21)]));
     assert_eq!(read(15), Ok(vec![(200, 20, 14), (300, 30, 21)]));
     assert_eq!(read(30), Err(Error::NotFound));
+}
+
+/// A list inside a versioned record whose entries the output beside it types: each sample's
+/// values read as the `sampleValType` the library answered (unsigned long longs, which an
+/// unsigned int reading would cut).
+#[test]
+fn a_list_inside_a_record_is_read_by_the_type_beside_it() {
+    let Some(nvml) = library("a_list_inside_a_record_is_read_by_the_type_beside_it") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let read = |since| -> Result<Vec<(u64, u32, Value)>, Error> {
+        Ok(d.vgpu_instances_utilization_info(since)?
+            .iter()
+            .map(|s| (s.time_stamp, s.vgpu_instance, s.sm_util))
+            .collect())
+    };
+    let big = 1u64 << 40;
+    assert_eq!(read(0), Ok(vec![(10, 7, Value::UnsignedLongLong(big)), (20, 8, Value::UnsignedLongLong(big + 1))]));
+    assert_eq!(read(10), Ok(vec![(20, 8, Value::UnsignedLongLong(big + 1))]));
+    assert_eq!(read(20), Err(Error::NotFound));
+}
+
+/// A byte buffer inside an unversioned record: the size query's answer sizes the buffer, an
+/// empty payload is an empty list (success with no size), a bad index the library's error.
+#[test]
+fn a_byte_buffer_inside_a_record_is_fetched_by_its_size() {
+    let Some(nvml) = library("a_byte_buffer_inside_a_record_is_fetched_by_its_size") else { return };
+    let set = nvml.create_event_set().expect("an event set");
+    assert_eq!(set.context_data(0), Ok(vec![1, 2, 3, 4, 5]));
+    assert_eq!(set.context_data(1), Ok(Vec::new()));
+    assert_eq!(set.context_data(2), Err(Error::InvalidArgument));
 }

@@ -160,9 +160,10 @@ pub enum Role {
     /// An array the caller sizes: an input slice of records (returned updated) or a number of
     /// values to fetch.
     SizedArray { val: Val, input: bool, unused: Option<String> },
-    /// A versioned record that holds a list (`nvmlProcessDetailList_t`): a count field and a
-    /// pointer to an array the caller allocates, which the library fills by the count + array
-    /// protocol; its other fields are inputs, the method's arguments. Returned as a `Vec`.
+    /// A record that holds a list (`nvmlProcessDetailList_t`): a count field and a pointer to
+    /// an array the caller allocates, which the library fills by the count + array protocol;
+    /// its other fields are inputs (the method's arguments) or outputs (returned with the list
+    /// in a result struct, or typing its elements). Returned as a `Vec`.
     RecordList(ListRecord),
 }
 
@@ -171,16 +172,42 @@ pub enum Role {
 pub struct ListRecord {
     /// The record, by model name.
     pub record: String,
-    /// The constant its `version` field takes.
-    pub version: String,
+    /// The constant its `version` field takes; `None` for a record without one.
+    pub version: Option<String>,
+    /// The older layouts of the record the header declares, newest first, with their version
+    /// constants: a driver that answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` gets them.
+    pub older: Vec<(String, String)>,
     /// The field that passes the array's capacity and answers the elements filled (or needed).
     pub count: String,
     /// The field that points to the array.
     pub array: String,
     /// What an element of the array is.
     pub elem: Val,
+    /// The array is `void *` and its count in bytes: the elements are bytes.
+    pub bytes: bool,
     /// The fields the caller sets, in the record's order: the method's arguments.
     pub inputs: Vec<(String, Val)>,
+    /// The fields the library writes beside the list, in the record's order: returned with
+    /// the list, in a result struct (see [`Plan::results`]).
+    pub outputs: Vec<(String, Val)>,
+    /// The output field that says how to read the elements (a `tagged_values` rule naming the
+    /// field of the record that holds the array): read, not returned.
+    pub typed_by: Option<String>,
+    /// The in/out fields (a cursor), each with the hand-written type a `field_types` rule
+    /// gives it: the method takes it by `&mut`, sends it as the caller left it in every call,
+    /// and sets it to the last call's answer once the list is fetched.
+    pub in_out: Vec<(String, String)>,
+    /// The count's comment says an empty list is the end ("0 means no (more) records"): the
+    /// method returns an `Option`, `None` for it.
+    pub none_when_empty: bool,
+}
+
+impl ListRecord {
+    /// The fields the method returns, by C name, in the record's order of the outputs, then
+    /// the array: the fields of its result struct when it has outputs.
+    pub fn returned(&self) -> Vec<String> {
+        self.outputs.iter().map(|(f, _)| f.clone()).chain([self.array.clone()]).collect()
+    }
 }
 
 /// How a count + array call learns the size.

@@ -209,13 +209,33 @@ pub fn result_structs(
     taken.extend(b.handles.values().chain(b.ids.values()).chain(b.bitflags.keys()).cloned());
     taken.extend(["Error", "Nvml", "Value", "Builder", "RawHandle"].map(String::from));
     let mut out: BTreeMap<String, ResultStruct> = BTreeMap::new();
-    // The outputs' names and roles: what two methods must share to share a struct.
+    // The outputs' names and roles: what two methods must share to share a struct (a list's
+    // record by the fields it returns, as outputs and an array).
     let signature = |m: &Method| -> Vec<(String, Role)> {
-        m.calls[0].outputs().map(|p| (p.name.clone(), p.role.clone())).collect()
+        m.calls[0]
+            .outputs()
+            .flat_map(|p| match &p.role {
+                Role::RecordList(l) if !l.outputs.is_empty() => l
+                    .outputs
+                    .iter()
+                    .map(|(f, v)| (f.clone(), Role::Out(v.clone())))
+                    .chain([(l.array.clone(), Role::Array { val: l.elem.clone(), unused: None })])
+                    .collect(),
+                r => vec![(p.name.clone(), r.clone())],
+            })
+            .collect()
     };
     for i in 0..methods.len() {
         let head = &methods[i].calls[0];
-        let outputs: Vec<String> = head.outputs().map(|p| p.name.clone()).collect();
+        // A list's record with outputs beside the list returns them with it.
+        let list = head.outputs().find_map(|p| match &p.role {
+            Role::RecordList(l) if !l.outputs.is_empty() => Some(l),
+            _ => None,
+        });
+        let outputs: Vec<String> = match list {
+            Some(l) => l.returned(),
+            None => head.outputs().map(|p| p.name.clone()).collect(),
+        };
         if outputs.len() < 2 || head.outputs().any(|p| matches!(p.role.val(), Some(super::Val::Handle(_)))) {
             continue;
         }
@@ -226,8 +246,20 @@ pub fn result_structs(
                 .and_then(|r| methods.iter().find(|m| m.calls[0].symbol == r.symbol))
                 .is_some_and(|m| signature(m) == mine)
         };
-        let name = [camel.clone(), format!("{camel}Info")]
+        // A `results` rule's name first; methods of one name share it only when they return
+        // the same fields.
+        let ruled = b.results.get(&methods[i].key).or_else(|| b.results.get(&head.symbol));
+        if let Some(n) = ruled.filter(|n| taken.contains(*n) || out.contains_key(*n) && !shared(n, &out)) {
+            d.error(
+                format!("{RULES_FILE}: results.{}", methods[i].key),
+                format!("`{n}` is a type, or a struct of other fields, already"),
+            );
+            continue;
+        }
+        let name = ruled
+            .cloned()
             .into_iter()
+            .chain([camel.clone(), format!("{camel}Info")])
             .find(|n| !taken.contains(n) && (!out.contains_key(n) || shared(n, &out)));
         match name {
             Some(n) => {

@@ -14,9 +14,9 @@ use serde::Serialize;
 
 use super::inout::{field_cue, Cue};
 use super::{owner_of, Call, ListRecord, Owner, ParamPlan, Probe, Role, Val};
-use crate::model::constant_value;
+use crate::model::{constant_value, struct_version};
 use crate::model::{Field, Function, Model, Param, RecordKind, Ty};
-use crate::rules::{ArrayBuffer, Bindings, Direction, Origin, StringBuffer};
+use crate::rules::{ArrayBuffer, Bindings, Direction, Origin, StringBuffer, ValueTag};
 
 /// Elements a list whose NULL size probe the library refuses starts with; it grows to what the
 /// library asks for.
@@ -408,12 +408,14 @@ impl Reader<'_> {
         }
     }
 
-    /// A pointer to a versioned record that holds a list: one pointer field the record's
-    /// comments call an array (or a list, or a buffer) of typed elements, and one in/out count
-    /// field beside it; every
-    /// other field but `version` an input (its comment says `IN`, or an `inputs` rule names
-    /// it). `None` when the record has no such list; `Err` when it has one the role cannot
-    /// take (an output beside the list, a field of no known direction).
+    /// A pointer to a record that holds a list: one pointer field the record's comments call
+    /// an array (or a list, or a buffer) of typed elements (or of bytes, a `void *` its count
+    /// gives in bytes), and one in/out count field beside it; every other field but `version`
+    /// an input (its comment says `IN`, or an `inputs` rule names it) or an output (its comment
+    /// says `OUT`, or a `tagged_values` rule reads the elements by it). A record without a
+    /// `version` field holds a list only when its count's comment says `IN/OUT`. `None` when
+    /// the record has no such list; `Err` when it has one the role cannot take (an in/out field
+    /// beside the list, a field of no known direction).
     fn record_list(&self, p: &Param) -> Option<Result<(Role, Basis), String>> {
         let m = &self.b.model;
         let Ty::Pointer { pointee, is_const: false } = m.resolve_typedef(&p.ty) else { return None };
@@ -423,35 +425,63 @@ impl Reader<'_> {
             r.fields.iter().filter(|fl| matches!(m.resolve_typedef(&fl.ty), Ty::Pointer { .. })).collect();
         let [array] = pointers.as_slice() else { return None };
         let Ty::Pointer { pointee: elem_ty, is_const: false } = m.resolve_typedef(&array.ty) else { return None };
-        if matches!(m.resolve_typedef(elem_ty), Ty::Void | Ty::Char) {
+        // A `void *` has no element type: its size can only count bytes.
+        let bytes = matches!(m.resolve_typedef(elem_ty), Ty::Void);
+        if matches!(m.resolve_typedef(elem_ty), Ty::Char) {
             return None;
         }
         let array_doc = array.doc.as_deref().unwrap_or("").to_ascii_lowercase();
-        let array_cue = ["array", "list", "buffer"].into_iter().find(|w| array_doc.contains(w))?;
+        let array_word = ["array", "list", "buffer"].into_iter().find(|w| array_doc.contains(w));
         // A versioned record: the library reads its layout from the `version` field.
-        if !r.fields.iter().any(|fl| fl.name == "version") {
-            return None;
-        }
-        // The count: named like one, and passed both ways (a count the comment calls an input
-        // or an output alone is no capacity the library answers).
+        let versioned = r.fields.iter().any(|fl| fl.name == "version");
+        // The count: named like one (or like a size, for bytes), and passed both ways (a count
+        // the comment calls an input or an output alone is no capacity the library answers).
+        let byte_elems = bytes || matches!(m.resolve_typedef(elem_ty), Ty::UChar);
         let countish = |fl: &&Field| {
             let n = fl.name.to_ascii_lowercase();
+            let cue = fl.doc.as_deref().and_then(field_cue);
             fl.name != "version"
                 && matches!(m.resolve_typedef(&fl.ty), Ty::UInt)
-                && (n.contains("count") || n.starts_with("num"))
-                && !matches!(fl.doc.as_deref().and_then(field_cue), Some(Cue::In | Cue::Out))
+                && (n.contains("count") || n.starts_with("num") || byte_elems && n.ends_with("size"))
+                && !matches!(cue, Some(Cue::In | Cue::Out))
+                && (versioned || cue == Some(Cue::InOut))
         };
         let counts: Vec<&Field> = r.fields.iter().filter(countish).collect();
         let [count] = counts.as_slice() else { return None };
+        // The array's comment calls it an array, or the count's counts it by name ("Count of
+        // the placement IDs" for `placementIds`).
+        let array_cue = match array_word {
+            Some(w) => format!("which its comment calls {} {w}", if w == "array" { "an" } else { "a" }),
+            None => {
+                let words = crate::rules::names::snake(&array.name).replace('_', " ");
+                let count_doc = count.doc.as_deref().unwrap_or("").to_ascii_lowercase();
+                let counted = ["count of ", "count of the "].iter().any(|c| count_doc.contains(&format!("{c}{words}")));
+                if !counted {
+                    return None;
+                }
+                format!("by name (\"count of ... {words}\")")
+            }
+        };
         let elem = match &**elem_ty {
+            _ if bytes => Val::Scalar(Ty::UChar),
             Ty::Named(h) if self.b.handle_type(h).is_some() => Val::Handle(h.clone()),
             _ => match self.val(m.resolve_typedef(elem_ty)) {
                 Ok(v) => v,
                 Err(e) => return Some(Err(format!("the list `{}` of `{name}`: {e}", array.name))),
             },
         };
+        // The record of the elements reads them by a field of this record (`sampleValType`).
+        let typed_by = match elem {
+            Val::Record(ref e) => self.b.tagged_values.iter().find_map(|(k, tag)| match tag {
+                ValueTag::Outer { record, field } if record == name && k.starts_with(&format!("{e}.")) => {
+                    Some(field.clone())
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
         let ruled = self.b.inputs.get(name);
-        let mut inputs = Vec::new();
+        let (mut inputs, mut outputs, mut in_out) = (Vec::new(), Vec::new(), Vec::new());
         for fl in r
             .fields
             .iter()
@@ -459,44 +489,90 @@ impl Reader<'_> {
         {
             let cue = fl.doc.as_deref().and_then(field_cue);
             let by_rule = ruled.is_some_and(|fields| fields.contains(&fl.name));
-            match (cue, by_rule) {
-                (Some(Cue::In), _) | (None, true) => {}
-                (Some(_), _) => {
-                    return Some(Err(format!(
-                        "`{name}` holds a list, and `{}` is an output beside it, which needs hand-written code",
-                        fl.name
-                    )))
-                }
+            let tag = typed_by.as_deref() == Some(fl.name.as_str());
+            let input = match (cue, by_rule || tag) {
+                _ if tag => false,
+                (Some(Cue::In), _) | (None, true) => true,
+                (Some(Cue::Out), _) => false,
+                (Some(_), _) => match self.b.field_types.get(&format!("{name}.{}", fl.name)) {
+                    // An opaque in/out field (a cursor), by the hand-written type of its rule.
+                    Some(ty) => {
+                        in_out.push((fl.name.clone(), ty.clone()));
+                        continue;
+                    }
+                    None => {
+                        return Some(Err(format!(
+                            "`{name}` holds a list, and `{}` is an in/out field beside it, which needs hand-written code (or a `field_types` rule)",
+                            fl.name
+                        )))
+                    }
+                },
                 (None, false) => {
                     let why = "is not documented (an `inputs` rule can give it)";
                     return Some(Err(format!("`{name}` holds a list, and the direction of `{}` {why}", fl.name)));
                 }
+            };
+            if tag {
+                continue;
             }
-            match self.field_val(fl) {
-                Ok(v) => inputs.push((fl.name.clone(), v)),
-                Err(e) => return Some(Err(format!("input `{}` of `{name}`: {e}", fl.name))),
+            match (self.field_val(fl), input) {
+                (Ok(v), true) => inputs.push((fl.name.clone(), v)),
+                (Ok(v), false) => outputs.push((fl.name.clone(), v)),
+                (Err(e), _) => return Some(Err(format!("field `{}` of `{name}`: {e}", fl.name))),
             }
         }
-        let Some(version) = self.b.struct_versions.get(name).cloned() else {
-            return Some(Err(format!("`{name}` has a `version` field but no version constant")));
+        let version = match self.b.struct_versions.get(name) {
+            Some(v) => Some(v.clone()),
+            None if versioned => return Some(Err(format!("`{name}` has a `version` field but no version constant"))),
+            None => None,
+        };
+        // The older layouts of the family (by version constant) that hold the same list.
+        let older: Vec<(String, String)> = match version.as_deref().and_then(struct_version) {
+            Some((base, n)) => {
+                let mut layouts: Vec<(u32, String, String)> = self
+                    .b
+                    .struct_versions
+                    .iter()
+                    .filter_map(|(rec, c)| match struct_version(c) {
+                        Some((b2, k)) if b2 == base && k < n => Some((k, rec.clone(), c.clone())),
+                        _ => None,
+                    })
+                    .filter(|(_, rec, _)| {
+                        m.records.get(rec).is_some_and(|o| {
+                            [&count.name, &array.name].iter().all(|f| o.fields.iter().any(|x| x.name == **f))
+                        })
+                    })
+                    .collect();
+                layouts.sort();
+                layouts.into_iter().rev().map(|(_, rec, c)| (rec, c)).collect()
+            }
+            None => Vec::new(),
         };
         let basis = Basis::Doc(format!(
-            "`{}` counts `{}`, which its comment calls {} {array_cue}{}",
+            "`{}` counts `{}`, {array_cue}{}{}",
             count.name,
             array.name,
-            if array_cue == "array" { "an" } else { "a" },
+            if bytes { " of bytes" } else { "" },
             match ruled {
                 Some(_) => format!("; inputs by rule inputs.{name}"),
                 None => String::new(),
             }
         ));
+        // "On return, set to required or used size; 0 means no (more) records."
+        let none_when_empty = count.doc.as_deref().is_some_and(|d| d.contains("0 means no (more)"));
         let list = ListRecord {
             record: name.clone(),
             version,
+            older,
             count: count.name.clone(),
             array: array.name.clone(),
             elem,
+            bytes,
             inputs,
+            outputs,
+            typed_by,
+            in_out,
+            none_when_empty,
         };
         Some(Ok((Role::RecordList(list), basis)))
     }

@@ -120,6 +120,7 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("owned", rules.owned, |k: &str| model.handles.contains_key(k), "the header has no such handle");
     keep!("ids", rules.ids, |k: &str| model.typedefs.contains_key(k), "the header has no such typedef");
     keep!("renames", rules.renames, function, no_function);
+    keep!("results", rules.results, function, no_function);
     keep!("former_methods", rules.former_methods, function, no_function);
     keep!("see_also", rules.see_also, function, no_function);
     keep!("enums", rules.enums, function, no_function);
@@ -144,6 +145,12 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("not_arrays", rules.not_arrays, function, no_function);
     keep!("struct_versions", rules.struct_versions, record, no_record);
     keep!("inputs", rules.inputs, record, no_record);
+    keep!(
+        "field_types",
+        rules.field_types,
+        |k: &str| field(k, k.rsplit('.').next().unwrap_or(k)),
+        "the header has no such field"
+    );
     keep!("former_names", rules.former_names, record, no_record);
     keep!("fill_from_older", rules.fill_from_older, record, no_record);
     keep!("list_fields", rules.list_fields, record, no_record);

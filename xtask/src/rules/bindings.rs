@@ -57,6 +57,10 @@ pub struct Bindings {
     /// Owned handle typedef → its free function.
     pub owned: BTreeMap<String, String>,
     pub renames: BTreeMap<String, String>,
+    /// Function → the name of the struct its method returns (the `results` rules).
+    pub results: BTreeMap<String, String>,
+    /// `record.field` → the hand-written type a method takes for it (the `field_types` rules).
+    pub field_types: BTreeMap<String, String>,
     /// Function or family → the deprecated former method names.
     pub former_methods: BTreeMap<String, Vec<String>>,
     /// Function → the paragraph its method's description ends with (`see_also`).

@@ -1,5 +1,5 @@
 //! The checks of the rules about functions: `released`, `handles`, `versions`, `owned`,
-//! `skip`, `manual`, `ids`, `directions`, `renames`, `former_methods`, `enums` and
+//! `skip`, `manual`, `ids`, `directions`, `renames`, `results`, `former_methods`, `enums` and
 //! `see_also`.
 
 use std::collections::BTreeMap;
@@ -155,6 +155,19 @@ pub(super) fn renames(i: &Inputs, d: &mut Diagnostics) {
         let p = i.place("renames", func);
         if function(model, func, &p, d).is_some() && !is_rust_fn_name(name) {
             d.error(p, format!("`{name}` is not a snake_case Rust method name"));
+        }
+    }
+}
+
+/// Checks `results`: a function of the header and a CamelCase Rust type name.
+pub(super) fn results(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
+    for (func, name) in &rules.results {
+        let p = i.place("results", func);
+        let camel = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_alphanumeric());
+        if function(model, func, &p, d).is_some() && !camel {
+            d.error(p, format!("`{name}` is not a CamelCase Rust type name"));
         }
     }
 }

@@ -45,6 +45,8 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     buffers::not_arrays(&i, &mut d);
     functions::owned(&i, &mut d);
     functions::renames(&i, &mut d);
+    functions::results(&i, &mut d);
+    records::field_types(&i, &mut d);
     functions::former_methods(&i, &mut d);
     let enum_params = functions::enum_params(&i, &mut d);
     functions::see_also(&i, &mut d);
@@ -79,6 +81,8 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         not_arrays: rules.not_arrays.clone(),
         owned: rules.owned.clone(),
         renames: rules.renames.clone(),
+        results: rules.results.clone(),
+        field_types: rules.field_types.clone(),
         former_methods: rules.former_methods.clone(),
         see_also: rules.see_also.clone(),
         enum_params,

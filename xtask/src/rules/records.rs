@@ -1,5 +1,5 @@
 //! The checks of the rules about records: `tagged_values`, `tagged_unions`, `byte_unions`,
-//! `raw_unions`, `inputs`, `list_fields`, `former_names`, `fill_from_older`, `struct_versions`
+//! `raw_unions`, `field_types`, `inputs`, `list_fields`, `former_names`, `fill_from_older`, `struct_versions`
 //! and `absent_fields`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -180,6 +180,27 @@ pub(super) fn raw_unions(i: &Inputs, tagged_values: &BTreeMap<String, ValueTag>,
                     format!("`{key}` is a union no `tagged_values`, `tagged_unions` or `byte_unions` rule reads"),
                 );
             }
+        }
+    }
+}
+
+/// Each `field_types` rule names a field of a record of the header and a CamelCase type.
+pub(super) fn field_types(i: &Inputs, d: &mut Diagnostics) {
+    for (key, ty) in &i.rules.field_types {
+        let p = i.place("field_types", key);
+        let Some((record, field)) = key.split_once('.') else {
+            d.error(p, "is not `record.field`");
+            continue;
+        };
+        match i.model.records.get(record) {
+            None => d.error(p, format!("the header has no record `{record}`")),
+            Some(r) if !r.fields.iter().any(|f| f.name == field) => {
+                d.error(p, format!("`{record}` has no field `{field}`"))
+            }
+            Some(_) if !ty.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
+                d.error(p, format!("`{ty}` is not a CamelCase Rust type name"))
+            }
+            Some(_) => {}
         }
     }
 }

@@ -50,6 +50,14 @@ pub struct Rules {
     pub owned: BTreeMap<String, String>,
     /// Function → method name in the safe crate, where the derived snake-case name is wrong.
     pub renames: BTreeMap<String, String>,
+    /// Function → the name of the struct its method returns, where the method returns several
+    /// values (a list and the fields beside it): methods of one rule's name share the struct
+    /// when they return the same fields.
+    pub results: BTreeMap<String, String>,
+    /// `record.field` (an in/out field beside a list inside the record) → the hand-written Rust
+    /// type the method takes by `&mut` for it, which implements `raw::ToRaw` and `raw::FromRaw`
+    /// of the field's C type: where the field is opaque to the caller (a cursor).
+    pub field_types: BTreeMap<String, String>,
     /// Function (or versioned family) → method names a published release gave its method
     /// before a `renames` rule or a better derived name replaced them: each stays as a
     /// deprecated method that calls the new one, so that the rename is a minor release.

@@ -171,6 +171,19 @@ impl Hostile {
         self.fill(p, 1);
     }
 
+    /// A versioned record of the caller (its first field `version`, which
+    /// `NVML_STRUCT_VERSION` makes the layout's size in the low 24 bits and its number above):
+    /// written as [`Hostile::value`] writes one, but within the size of the layout the caller
+    /// set, as a driver writes an older layout (shorter than `T`) that the caller passes.
+    pub fn versioned<T>(&self, p: *mut T) {
+        let declared = get(p as *const std::ffi::c_uint).map_or(0, |v| (v & 0x00FF_FFFF) as usize);
+        let size = match declared {
+            0 => std::mem::size_of::<T>(),
+            n => n.min(std::mem::size_of::<T>()),
+        };
+        self.fill(p as *mut u8, size);
+    }
+
     /// The capacity an in/out count or length holds on entry (0 for NULL).
     pub fn capacity<N: Copy>(&self, p: *mut N) -> usize
     where
@@ -251,6 +264,15 @@ impl Hostile {
         let n = self.elements(capacity);
         self.array(array, n);
         self.count(count, capacity, n);
+    }
+
+    /// A field beside a list inside the caller's record `rec` (NULL: nothing), of type `T` at
+    /// byte `at`: written as [`Hostile::value`] writes an out-parameter.
+    pub fn record_field<R, T>(&self, rec: *mut R, at: usize) {
+        if rec.is_null() {
+            return;
+        }
+        self.value((rec as *mut u8).wrapping_add(at) as *mut T);
     }
 
     /// Writes into a string buffer of `capacity` bytes (at most `MAX_ARRAY_BYTES` of them):

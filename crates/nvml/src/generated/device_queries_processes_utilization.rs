@@ -549,6 +549,10 @@ impl<'n> Device<'n> {
     ///
     /// Returns the entries of the record's list: the array (allocated by caller) of the utilization of GPU SM, framebuffer, video encoder, video decoder, JPEG, and OFA.
     ///
+    /// # Arguments
+    ///
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`
+    ///
     /// Calls `nvmlDeviceGetProcessesUtilizationInfo`.
     ///
     /// # Errors
@@ -1020,6 +1024,10 @@ impl<'n> Device<'n> {
     /// Protected memory usage is currently not available in MIG mode and in windows.
     ///
     /// Returns the entries of the record's list: process array.
+    ///
+    /// # Arguments
+    ///
+    /// * `mode`: Process mode, One of [`ProcessMode`]
     ///
     /// Calls `nvmlDeviceGetRunningProcessDetailList`.
     ///

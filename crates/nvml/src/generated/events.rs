@@ -832,6 +832,52 @@ impl<'n> EventSet<'n> {
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
         Ok(<EventSetGetContextCount as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
+    /// Copies the raw payload for a context record from the most recent event returned by
+    /// [`EventSet::wait_structured`].
+    ///
+    /// For Turing ™ or newer fully supported devices.
+    ///
+    /// For Linux only.
+    ///
+    /// See also: [`EventSet::wait_structured`]
+    ///
+    /// See also: [`EventSet::context_count`]
+    ///
+    /// See also: [`EventSet::context_info`]
+    ///
+    /// Returns the bytes of the record's buffer: optional caller-owned buffer that receives the raw context payload.
+    ///
+    /// # Arguments
+    ///
+    /// * `index`: Zero-based context index.
+    ///
+    /// Calls `nvmlEventSetGetContextData_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if arguments are invalid
+    /// - [`Error::NotFound`] if no event has been returned by [`EventSet::wait_structured`]
+    /// - [`Error::InsufficientSize`] if too small for a non-empty payload
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextData_v1` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlEventSetGetContextData_v1")]
+    #[inline]
+    pub fn context_data(&self, index: u32) -> Result<Vec<u8>, Error> {
+        let sym = self.nvml.lib().nvmlEventSetGetContextData_v1()?;
+        let list: Vec<u8> = ffi::fill_in_record(
+            |count, ptr: *mut u8| sys::nvmlEventSetGetContextData_v1_t {
+                index,
+                dataSize: count,
+                data: ptr.cast(),
+            },
+            |r| r.dataSize,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(list.iter().copied().collect::<Vec<_>>())
+    }
     /// Gets metadata for a context record from the most recent event returned by
     /// [`EventSet::wait_structured`].
     ///

@@ -77,6 +77,10 @@ pub fn call_all(
         Some(nvml.conf_compute_settings().map(|_| ())),
     ));
     out.push(("Nvml::conf_compute_state", Some(nvml.conf_compute_state().map(|_| ()))));
+    out.push((
+        "Nvml::cper_next",
+        Some(nvml.cper_next(&mut Default::default()).map(|_| ())),
+    ));
     out.push(("Nvml::create_event_set", Some(nvml.create_event_set().map(|_| ()))));
     out.push((
         "Nvml::cuda_driver_version",
@@ -2143,6 +2147,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_instances_utilization_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.vgpu_instances_utilization_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_process_utilization",
         (|| {
             let s = h.device.as_ref()?;
@@ -2192,11 +2203,27 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_type_creatable_placements",
+        (|| {
+            let s = h.device.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_creatable_placements(a0, Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_type_max_instances",
         (|| {
             let s = h.device.as_ref()?;
             let a0 = h.vgpu_type_id.as_ref()?;
             Some(s.vgpu_type_max_instances(a0).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::vgpu_type_supported_placements",
+        (|| {
+            let s = h.device.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_supported_placements(a0, Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2270,6 +2297,13 @@ pub fn call_all(
         (|| {
             let s = h.event_set.as_ref()?;
             Some(s.context_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "EventSet::context_data",
+        (|| {
+            let s = h.event_set.as_ref()?;
+            Some(s.context_data(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2446,6 +2480,14 @@ pub fn call_all(
         (|| {
             let s = h.gpu_instance.as_ref()?;
             Some(s.vgpu_scheduler_state(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "GpuInstance::vgpu_type_creatable_placements",
+        (|| {
+            let s = h.gpu_instance.as_ref()?;
+            let a0 = h.vgpu_type_id.as_ref()?;
+            Some(s.vgpu_type_creatable_placements(a0).map(|_| ()))
         })(),
     ));
     out.push((

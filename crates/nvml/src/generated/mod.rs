@@ -182,5 +182,6 @@ mod virtual_gpu_enums;
 pub use virtual_gpu_enums::*;
 /// vGPU APIs.
 mod virtual_gpu_queries;
+pub use virtual_gpu_queries::*;
 /// Drain states.
 mod zpi;

@@ -39,8 +39,10 @@
 
 use nvml_sys as sys;
 use crate::ffi;
-use crate::{Error, Nvml};
+use crate::{Error, Nvml, CperCursor};
 use super::handles::*;
+use super::*;
+#[cfg(doc)]
 use super::*;
 /// Structure to store Driver branch information
 ///
@@ -80,6 +82,57 @@ impl serde::Serialize for SystemDriverBranchInfo {
     }
 }
 impl Nvml {
+    /// Retrieves Common Platform Error Record (CPER) data.
+    ///
+    /// Iteration is driven by the
+    /// `cursor` (\\ref [`CPERCursor`]) struct: pass the same `cursor` on every call
+    /// in a sequence; the implementation updates `cursor`.handle. Do not modify `cursor` between
+    /// calls. To change `cursor`.`cper_type_mask` or `cursor`.uuid, set `cursor`.handle to
+    /// [`sys::NVML_CPER_CURSOR_HANDLE_INIT`] and call again (new iteration).
+    ///
+    /// This API requires root privileges. Records are available from initialization.
+    ///
+    /// Returns the bytes of the record's buffer: buffer to be filled (allocated by client), or `None` when it answers none (the end).
+    ///
+    /// # Arguments
+    ///
+    /// * `cursor`: Query parameters and cursor. See [`CPERCursor`]
+    ///
+    /// Calls `nvmlSystemGetCPER_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] The library has not been successfully initialized
+    /// - [`Error::NotSupported`] The feature is not supported on this system
+    /// - [`Error::NoPermission`] Insufficient privileges
+    /// - [`Error::Unknown`] An unexpected error occurred
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCPER_v1` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlSystemGetCPER_v1")]
+    #[inline]
+    pub fn cper_next(&self, cursor: &mut CperCursor) -> Result<Option<Vec<u8>>, Error> {
+        let sym = self.lib().nvmlSystemGetCPER_v1()?;
+        let c_cursor = crate::raw::ToRaw::to_raw(&*cursor);
+        let mut c_cursor_answer = c_cursor;
+        let list: Vec<u8> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlGetCPER_v1_t {
+                cursor: c_cursor,
+                bufferSize: count,
+                buffer: ptr,
+            },
+            |r| r.bufferSize,
+            |r| {
+                let code = call!(sym(r));
+                c_cursor_answer = r.cursor;
+                code
+            },
+        )?;
+        *cursor = crate::raw::FromRaw::from_raw(&c_cursor_answer);
+        Ok({
+            let list = list.iter().copied().collect::<Vec<_>>();
+            if list.is_empty() { None } else { Some(list) }
+        })
+    }
     /// Retrieves the version of the CUDA driver from the shared library.
     ///
     /// For all products.

@@ -43,6 +43,77 @@ use crate::Error;
 use super::handles::*;
 use super::*;
 impl<'n> Device<'n> {
+    /// Retrieves recent utilization for vGPU instances running on a physical GPU (device).
+    ///
+    /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, video decoder, jpeg decoder, and OFA for vGPU
+    /// instances running on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied
+    /// buffer pointed at by `vgpu_util_info`-\>`vgpu_util_array`. One utilization sample structure is returned per vGPU instance, and includes the
+    /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
+    /// in nvmlValue_t unions. The function sets the caller-supplied `vgpu_util_info`-\>`sample_val_type` to [`ValueType::UNSIGNED_INT`] to
+    /// indicate the returned value type.
+    ///
+    /// On successful return, the function updates `vgpu_util_info`-\>`vgpu_instance_count` with the number of vGPU utilization sample
+    /// structures that were actually written. This may differ from a previously read value as vGPU instances are created or
+    /// destroyed.
+    ///
+    /// `vgpu_util_info`-\>`last_seen_time_stamp` represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `vgpu_util_info`-\>`last_seen_time_stamp`
+    /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
+    ///
+    /// Returns the entries of the record's list: the array (allocated by caller) in which vGPU utilization are returned.
+    ///
+    /// # Arguments
+    ///
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`
+    ///
+    /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::InsufficientSize`] if the buffer size of vgpu_util_info-\>vgpu_instance_count is too small. The caller should check the current vGPU instance count from the returned vgpu_util_info-\>vgpu_instance_count, or and call the function again with a buffer of size vgpu_util_info-\>vgpu_instance_count * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuInstancesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuInstancesUtilizationInfo")]
+    #[inline]
+    pub fn vgpu_instances_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<VgpuInstanceUtilizationInfo>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuInstancesUtilizationInfo()?;
+        let mut c_sample_val_type = Default::default();
+        let list: Vec<sys::nvmlVgpuInstanceUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuInstancesUtilizationInfo_v1_t {
+                version: sys::nvmlVgpuInstancesUtilizationInfo_v1 as _,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                sampleValType: Default::default(),
+                vgpuInstanceCount: count,
+                vgpuUtilArray: ptr,
+            },
+            |r| r.vgpuInstanceCount,
+            |r| {
+                let code = call!(sym(self.raw, r));
+                c_sample_val_type = r.sampleValType;
+                code
+            },
+        )?;
+        Ok(
+            list
+                .iter()
+                .map(|e| VgpuInstanceUtilizationInfo::from_raw_typed(
+                    e,
+                    ValueType(c_sample_val_type as _),
+                ))
+                .collect::<Vec<_>>(),
+        )
+    }
     /// Retrieves current utilization for processes running on `v_gp_us` on a physical GPU (device).
     ///
     /// For Maxwell ™ or newer fully supported devices.
@@ -126,6 +197,10 @@ impl<'n> Device<'n> {
     /// to a `time_stamp` retrieved from a previous query to read utilization since the previous query.
     ///
     /// Returns the entries of the record's list: the array (allocated by caller) in which utilization of processes running on vGPU instances are returned.
+    ///
+    /// # Arguments
+    ///
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than `last_seen_time_stamp`
     ///
     /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo`.
     ///

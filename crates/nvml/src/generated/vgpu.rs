@@ -962,6 +962,64 @@ impl<'n> GpuInstance<'n> {
         }
         Err(missing)
     }
+    /// Query the creatable vGPU placement ID of the vGPU type within a GPU instance.
+    ///
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
+    ///
+    /// Memory needed for the
+    /// `placement_ids` array should be allocated based on maximum instances of a vGPU type per GPU instance which can be
+    /// queried via [`Nvml::vgpu_type_max_instances_per_gpu_instance`].
+    /// If the provided count by the caller is insufficient, the function will return [`Error::InsufficientSize`] along with
+    /// the number of required entries in `p_creatable_placement_info`-\>count. The caller should then reallocate a buffer with the size
+    /// of `p_creatable_placement_info`-\>count * sizeof(`p_creatable_placement_info`-\>`placement_ids`) and invoke the function again.
+    /// The creatable vGPU placement IDs may differ over time, as there may be restrictions on what type of vGPU the
+    /// vGPU instance is running.
+    ///
+    /// Returns the entries of the record's list as `placement_ids` (placement IDs for the vGPU type), and beside it `placement_size` (the number of slots occupied by the vGPU type).
+    ///
+    /// # Arguments
+    ///
+    /// * `vgpu_type_id`: Handle to vGPU type
+    ///
+    /// Calls `nvmlGpuInstanceGetVgpuTypeCreatablePlacements`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::InsufficientSize`] if the buffer is small
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or vGPU heterogeneous mode is not enabled
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetVgpuTypeCreatablePlacements")]
+    #[inline]
+    pub fn vgpu_type_creatable_placements(
+        &self,
+        vgpu_type_id: &VgpuTypeId<'_>,
+    ) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuTypeCreatablePlacements()?;
+        let mut c_placement_size = Default::default();
+        let list: Vec<u32> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuCreatablePlacementInfo_v1_t {
+                version: sys::nvmlVgpuCreatablePlacementInfo_v1 as _,
+                vgpuTypeId: vgpu_type_id.raw,
+                placementSize: Default::default(),
+                count,
+                placementIds: ptr,
+            },
+            |r| r.count,
+            |r| {
+                let code = call!(sym(self.raw, r));
+                c_placement_size = r.placementSize;
+                code
+            },
+        )?;
+        Ok(VgpuPlacements {
+            placement_size: c_placement_size,
+            placement_ids: list.iter().copied().collect::<Vec<_>>(),
+        })
+    }
 }
 impl<'n> VgpuInstance<'n> {
     /// Retrieve the current ECC mode of vGPU instance.

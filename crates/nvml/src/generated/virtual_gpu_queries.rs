@@ -44,6 +44,24 @@ use super::handles::*;
 use super::*;
 #[cfg(doc)]
 use super::*;
+/// What `nvmlDeviceGetVgpuTypeCreatablePlacements` answers: the list of its `nvmlVgpuPlacementList_v2_t` and the fields beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VgpuPlacements {
+    /// The number of slots occupied by the vGPU type.
+    pub placement_size: u32,
+    /// Placement IDs for the vGPU type.
+    pub placement_ids: Vec<u32>,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for VgpuPlacements {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("VgpuPlacements", 2)?;
+        st.serialize_field("placement_size", &self.placement_size)?;
+        st.serialize_field("placement_ids", &self.placement_ids)?;
+        st.end()
+    }
+}
 impl<'n> Device<'n> {
     /// Retrieve the vGPU Software licensable features.
     ///
@@ -310,6 +328,165 @@ impl<'n> Device<'n> {
                 _,
             >>::from_raw(&c_p_heterogeneous_mode),
         )
+    }
+    /// Query the creatable vGPU placement ID of the vGPU type.
+    ///
+    /// Memory needed for the `placement_ids` array should be
+    /// allocated based on maximum instances of a vGPU type which can be queried via [`Device::vgpu_type_max_instances`].
+    /// If the provided count by the caller is insufficient, the function will return [`Error::InsufficientSize`] along with
+    /// the number of required entries in `p_placement_list`-\>count. The caller should then reallocate a buffer with the size
+    /// of `p_placement_list`-\>count * sizeof(`p_placement_list`-\>`placement_ids`) and invoke the function again.
+    ///
+    /// The creatable vGPU placement IDs may differ over time, as there may be restrictions on what type of vGPU the
+    /// vGPU instance is running.
+    ///
+    /// Returns the entries of the record's list as `placement_ids` (placement IDs for the vGPU type), and beside it `placement_size` (the number of slots occupied by the vGPU type).
+    ///
+    /// # Arguments
+    ///
+    /// * `vgpu_type_id`: Handle to vGPU type. The vGPU type ID
+    /// * `mode`: The vGPU mode. Either [`sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE`] or [`sys::NVML_VGPU_PGPU_HOMOGENEOUS_MODE`]
+    ///
+    /// Calls `nvmlDeviceGetVgpuTypeCreatablePlacements`. A driver that answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` gets the older layout `nvmlVgpuPlacementList_v1_t`, without `mode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type_id` is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device or `vgpu_type_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeCreatablePlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuTypeCreatablePlacements")]
+    #[inline]
+    pub fn vgpu_type_creatable_placements(
+        &self,
+        vgpu_type_id: &VgpuTypeId<'_>,
+        mode: u32,
+    ) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeCreatablePlacements()?;
+        let mut layout = 0;
+        let mut c_placement_size = Default::default();
+        let list: Vec<u32> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuPlacementList_v2_t {
+                version: sys::nvmlVgpuPlacementList_v2 as _,
+                mode,
+                placementSize: Default::default(),
+                count,
+                placementIds: ptr,
+            },
+            |r| r.count,
+            |r| {
+                let fresh = *r;
+                let mut code = sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+                if layout == 0 {
+                    code = call!(sym(self.raw, vgpu_type_id.raw, r));
+                }
+                if layout <= 1 && code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+                    layout = 1;
+                    let mut o = sys::nvmlVgpuPlacementList_v1_t {
+                        version: sys::nvmlVgpuPlacementList_v1 as _,
+                        placementSize: fresh.placementSize,
+                        count: fresh.count,
+                        placementIds: fresh.placementIds,
+                    };
+                    code = call!(
+                        sym(self.raw, vgpu_type_id.raw, (& mut o as * mut
+                        sys::nvmlVgpuPlacementList_v1_t).cast())
+                    );
+                    r.placementSize = o.placementSize;
+                    r.count = o.count;
+                }
+                c_placement_size = r.placementSize;
+                code
+            },
+        )?;
+        Ok(VgpuPlacements {
+            placement_size: c_placement_size,
+            placement_ids: list.iter().copied().collect::<Vec<_>>(),
+        })
+    }
+    /// Query the supported vGPU placement ID of the vGPU type.
+    ///
+    /// The function returns an array of supported vGPU placement IDs for the specified vGPU type ID in the buffer provided
+    /// by the caller at `p_placement_list`-\>`placement_ids`. The required memory for the `placement_ids` array must be allocated
+    /// based on the maximum number of vGPU type instances, which is retrievable through [`Device::vgpu_type_max_instances`].
+    /// If the provided count by the caller is insufficient, the function will return [`Error::InsufficientSize`] along with
+    /// the number of required entries in `p_placement_list`-\>count. The caller should then reallocate a buffer with the size
+    /// of `p_placement_list`-\>count * sizeof(`p_placement_list`-\>`placement_ids`) and invoke the function again.
+    ///
+    /// To obtain a list of homogeneous placement IDs, the caller needs to set `p_placement_list`-\>mode to [`sys::NVML_VGPU_PGPU_HOMOGENEOUS_MODE`].
+    /// For heterogeneous placement IDs, `p_placement_list`-\>mode should be set to [`sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE`].
+    /// By default, a list of heterogeneous placement IDs is returned.
+    ///
+    /// Returns the entries of the record's list as `placement_ids` (placement IDs for the vGPU type), and beside it `placement_size` (the number of slots occupied by the vGPU type).
+    ///
+    /// # Arguments
+    ///
+    /// * `vgpu_type_id`: Handle to vGPU type. The vGPU type ID
+    /// * `mode`: The vGPU mode. Either [`sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE`] or [`sys::NVML_VGPU_PGPU_HOMOGENEOUS_MODE`]
+    ///
+    /// Calls `nvmlDeviceGetVgpuTypeSupportedPlacements`. A driver that answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` gets the older layout `nvmlVgpuPlacementList_v1_t`, without `mode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type_id` is invalid
+    /// - [`Error::NotSupported`] if the device or `vgpu_type_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientSize`] if the buffer is small
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeSupportedPlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuTypeSupportedPlacements")]
+    #[inline]
+    pub fn vgpu_type_supported_placements(
+        &self,
+        vgpu_type_id: &VgpuTypeId<'_>,
+        mode: u32,
+    ) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeSupportedPlacements()?;
+        let mut layout = 0;
+        let mut c_placement_size = Default::default();
+        let list: Vec<u32> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuPlacementList_v2_t {
+                version: sys::nvmlVgpuPlacementList_v2 as _,
+                mode,
+                placementSize: Default::default(),
+                count,
+                placementIds: ptr,
+            },
+            |r| r.count,
+            |r| {
+                let fresh = *r;
+                let mut code = sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+                if layout == 0 {
+                    code = call!(sym(self.raw, vgpu_type_id.raw, r));
+                }
+                if layout <= 1 && code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+                    layout = 1;
+                    let mut o = sys::nvmlVgpuPlacementList_v1_t {
+                        version: sys::nvmlVgpuPlacementList_v1 as _,
+                        placementSize: fresh.placementSize,
+                        count: fresh.count,
+                        placementIds: fresh.placementIds,
+                    };
+                    code = call!(
+                        sym(self.raw, vgpu_type_id.raw, (& mut o as * mut
+                        sys::nvmlVgpuPlacementList_v1_t).cast())
+                    );
+                    r.placementSize = o.placementSize;
+                    r.count = o.count;
+                }
+                c_placement_size = r.placementSize;
+                code
+            },
+        )?;
+        Ok(VgpuPlacements {
+            placement_size: c_placement_size,
+            placement_ids: list.iter().copied().collect::<Vec<_>>(),
+        })
     }
     /// This method is used to get the virtualization mode corresponding to the GPU.
     ///

@@ -1,13 +1,8 @@
-//! The raw context payload of the most recent event of an event set; registering every event
-//! a device supports; and events as an enum whose variants carry their device, waited for one
+//! Registering every event a device supports; and events as an enum whose variants carry their device, waited for one
 //! at a time or as an iterator.
 
 use std::borrow::Borrow;
-use std::ffi::{c_uchar, c_void};
 
-use nvml_sys as sys;
-
-use crate::ffi;
 use crate::{Device, Error, EventData, EventSet, EventTypes, Nvml};
 
 /// Declares [`Event`] with a variant per event type that carries only its device, and the
@@ -258,35 +253,5 @@ impl<'n> EventSet<'n> {
                 }
             }
         })
-    }
-
-    /// The raw payload of context record `index` of the event that
-    /// [`EventSet::wait_structured`] returned last (see `context_count` and `context_info` for
-    /// how many there are and how to read them).
-    ///
-    /// Calls `nvmlEventSetGetContextData_v1` (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid
-    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
-    /// - [`Error::InsufficientSize`] if the payload keeps growing while it is fetched
-    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextData_v1` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlEventSetGetContextData_v1")]
-    pub fn context_data(&self, index: u32) -> Result<Vec<u8>, Error> {
-        let sym = self.nvml.lib().nvmlEventSetGetContextData_v1()?;
-        ffi::fill_in_record(
-            |size, ptr: *mut c_uchar| sys::nvmlEventSetGetContextData_v1_t {
-                data: ptr as *mut c_void,
-                index,
-                dataSize: size,
-            },
-            |r| r.dataSize,
-            |r| call!(sym(self.raw, r)),
-        )
     }
 }

@@ -1,8 +1,6 @@
-//! System event sets (created and used through request records), CPER records (a cursor
-//! over byte buffers), the driver branch (a record sized by a string length), and the parts of
+//! System event sets (created and used through request records), the cursor over CPER records
+//! (`Nvml::cper_next` is generated), the driver branch (a record sized by a string length), and the parts of
 //! a CUDA driver version (function-like macros of the header).
-
-use std::ffi::c_uchar;
 
 use nvml_sys as sys;
 
@@ -69,41 +67,6 @@ impl Nvml {
         }
         Ok(SystemEventSet::wrap(r.set, self.nref()))
     }
-
-    /// The next Common Platform Error Record of the iteration `cursor` tracks, or `None` when
-    /// there are no more. Needs root.
-    ///
-    /// Calls `nvmlSystemGetCPER_v1` twice per record (size query, then fill).
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] The library has not been successfully initialized
-    /// - [`Error::NotSupported`] The feature is not supported on this system
-    /// - [`Error::NoPermission`] Insufficient privileges
-    /// - [`Error::Unknown`] An unexpected error occurred
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCPER_v1` (a driver older than the function)
-    /// - [`Error::Implausible`] if the library answers a count no real list has
-    #[doc(alias = "nvmlSystemGetCPER_v1")]
-    pub fn cper_next(&self, cursor: &mut CperCursor) -> Result<Option<Vec<u8>>, Error> {
-        let sym = self.lib().nvmlSystemGetCPER_v1()?;
-        // Every attempt starts from the cursor as the caller left it, so a size query can
-        // never move the read position past a record that was not fetched.
-        let start = cursor.raw;
-        let mut end = start;
-        let record: Vec<c_uchar> = ffi::fill_in_record(
-            |size, ptr| sys::nvmlGetCPER_v1_t { cursor: start, buffer: ptr, bufferSize: size },
-            |r| r.bufferSize,
-            |r| {
-                let code = call!(sym(r));
-                if code == sys::NVML_SUCCESS && (!r.buffer.is_null() || r.bufferSize == 0) {
-                    end = r.cursor;
-                }
-                code
-            },
-        )?;
-        cursor.raw = end;
-        Ok(if record.is_empty() { None } else { Some(record) })
-    }
 }
 
 /// Where an iteration over CPER records stands ([`Nvml::cper_next`]).
@@ -128,6 +91,27 @@ impl CperCursor {
     /// Starts the iteration again.
     pub fn rewind(&mut self) {
         self.raw.handle = sys::NVML_CPER_CURSOR_HANDLE_INIT;
+    }
+}
+
+/// A new cursor at the first record of every type and source.
+impl Default for CperCursor {
+    fn default() -> Self {
+        CperCursor::new(0, None)
+    }
+}
+
+/// The cursor as [`Nvml::cper_next`] sends it.
+impl crate::raw::ToRaw<sys::nvmlCPERCursor_v1_t> for CperCursor {
+    fn to_raw(&self) -> sys::nvmlCPERCursor_v1_t {
+        self.raw
+    }
+}
+
+/// The cursor as the library moved it.
+impl crate::raw::FromRaw<sys::nvmlCPERCursor_v1_t> for CperCursor {
+    fn from_raw(raw: &sys::nvmlCPERCursor_v1_t) -> Self {
+        CperCursor { raw: *raw }
     }
 }
 

@@ -250,6 +250,25 @@ impl Writes<'_> {
     }
 
     /// Writes `statement` into `then` when the library may write through `p`.
+    /// What hostile mode writes through an out- or in/out pointer to one value: a versioned
+    /// record (its first field `version`) within the size of the layout the caller's version
+    /// names, which an older layout makes shorter than the prototype's record.
+    fn one_value(&self, p: &ParamPlan) -> TokenStream {
+        let name = ident(&p.name);
+        let m = &self.b.model;
+        let versioned = match m.resolve_typedef(&p.ty) {
+            Ty::Pointer { pointee, .. } => match m.resolve_typedef(pointee) {
+                Ty::Named(r) => m.records.get(r).and_then(|r| r.fields.first()).is_some_and(|f| f.name == "version"),
+                _ => false,
+            },
+            _ => false,
+        };
+        match versioned {
+            true => quote!(self.versioned(#name);),
+            false => quote!(self.value(#name);),
+        }
+    }
+
     fn then_if_writable(&mut self, p: &ParamPlan, statement: TokenStream) -> Served<()> {
         if writable(self.b, &p.ty) {
             self.then.push(statement);
@@ -283,13 +302,13 @@ impl<'c> RoleVisitor<'c> for Writes<'_> {
     }
 
     fn in_out(&mut self, p: &'c ParamPlan, _: &'c Val) -> Served<()> {
-        let name = ident(&p.name);
-        self.then_if_writable(p, quote!(self.value(#name);))
+        let write = self.one_value(p);
+        self.then_if_writable(p, write)
     }
 
     fn out(&mut self, p: &'c ParamPlan, _: &'c Val) -> Served<()> {
-        let name = ident(&p.name);
-        self.then_if_writable(p, quote!(self.value(#name);))
+        let write = self.one_value(p);
+        self.then_if_writable(p, write)
     }
 
     fn str_buf(&mut self, p: &'c ParamPlan, _: u64) -> Served<()> {
@@ -344,12 +363,28 @@ impl<'c> RoleVisitor<'c> for Writes<'_> {
         let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&field.ty) else {
             return Err(format!("the list `{}` is no pointer", l.array));
         };
-        let (name, r, elem) = (ident(&p.name), ident(&l.record), c_ty(pointee));
+        // A `void *` list holds bytes.
+        let elem = match l.bytes {
+            true => quote!(u8),
+            false => c_ty(pointee),
+        };
+        let (name, r) = (ident(&p.name), ident(&l.record));
         let (count, array) = (ident(&l.count), ident(&l.array));
+        // The outputs beside the list (the one that types its elements, and the in/out ones), as
+        // out-parameters.
+        let beside =
+            l.outputs.iter().map(|(f, _)| f).chain(&l.typed_by).chain(l.in_out.iter().map(|(f, _)| f)).map(|f| {
+                let ty = rec.fields.iter().find(|x| x.name == *f).map(|x| c_ty(&x.ty));
+                let f = ident(f);
+                quote!(self.record_field::<#r, #ty>(#name, core::mem::offset_of!(#r, #f));)
+            });
         // The record's capacity is read, the array written within it, the count answered.
         self.then_if_writable(
             p,
-            quote!(self.record_list::<#r, #elem>(#name, core::mem::offset_of!(#r, #count), core::mem::offset_of!(#r, #array));),
+            quote!(
+                self.record_list::<#r, #elem>(#name, core::mem::offset_of!(#r, #count), core::mem::offset_of!(#r, #array));
+                #(#beside)*
+            ),
         )
     }
 }

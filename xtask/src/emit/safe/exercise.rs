@@ -45,6 +45,7 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
                 }
                 Arg::Value(_) | Arg::Optional(_) | Arg::Field { .. } => quote!(Default::default()),
                 Arg::Ref(_) => quote!(&Default::default()),
+                Arg::Mut(_) => quote!(&mut Default::default()),
                 Arg::Str => quote!(""),
                 Arg::Slice(_) => quote!(&[Default::default()]),
                 Arg::Len => quote!(1),

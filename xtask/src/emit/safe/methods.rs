@@ -285,8 +285,36 @@ impl<'c> RoleVisitor<'c> for Parts<'_, '_, 'c> {
             return Err("a second list in one call, which `ffi::fill_in_record` does not fetch".into());
         }
         self.cx.record_list = Some(list);
-        // `list`: the elements filled, as `fill_in_record` answers.
-        let post = self.g.collect(&list.elem, &list.elem, None, quote!(list.iter()));
+        // `list`: the elements filled, as `fill_in_record` answers; each read by the output
+        // that types it, where one does.
+        let post = match (&list.typed_by, &list.elem) {
+            (Some(tag), Val::Record(e)) => {
+                let (ty, local) = (self.g.names.ty(e), out_local(tag));
+                quote!(list.iter().map(|e| #ty::from_raw_typed(e, ValueType(#local as _))).collect::<Vec<_>>())
+            }
+            _ => self.g.collect(&list.elem, &list.elem, None, quote!(list.iter())),
+        };
+        // An empty list that is the end: `None`.
+        let post = match list.none_when_empty {
+            true => quote!({
+                let list = #post;
+                if list.is_empty() { None } else { Some(list) }
+            }),
+            false => post,
+        };
+        // With outputs beside the list: the struct of them and the list.
+        let post = match &self.cx.returns {
+            Some(name) if !list.outputs.is_empty() => {
+                let fields = list.outputs.iter().map(|(f, v)| {
+                    let (fname, local) = (ident(&snake(f)), out_local(f));
+                    let x = self.g.output(v, v, quote!(#local));
+                    quote!(#fname: #x)
+                });
+                let array = ident(&snake(&list.array));
+                quote!(#name { #(#fields,)* #array: #post })
+            }
+            _ => post,
+        };
         Ok(Part { arg: quote!(r), post: Some(post), ..Part::default() })
     }
 }
@@ -303,6 +331,8 @@ struct CallCx<'c> {
     probe: Option<Probe>,
     /// The record holding the call's list, if it has one (filled by `ffi::fill_in_record`).
     record_list: Option<&'c ListRecord>,
+    /// The struct the method returns, when it returns several values.
+    returns: Option<proc_macro2::Ident>,
     /// Whether records go through a pointer cast: an older layout passed to the symbol whose
     /// signature names the newest.
     cast_records: bool,
@@ -476,6 +506,11 @@ impl<'a> Gen<'a> {
                     }
                     Arg::Len => quote!(u32),
                     Arg::Field { record, field } => self.field_ty(record, field),
+                    // A hand-written type of the crate's root, which the file imports.
+                    Arg::Mut(t) => {
+                        let t = format_ident!("{t}");
+                        quote!(&mut #t)
+                    }
                 };
                 quote!(#pn: #t)
             })
@@ -484,11 +519,11 @@ impl<'a> Gen<'a> {
         let consumes = head.params.iter().any(|p| p.role == Role::SelfConsumed);
         let ret = match (rets.len(), &m.returns) {
             (0, _) => quote!(()),
-            (1, _) => rets.pop().unwrap_or_default(),
             (_, Some(name)) => {
                 let name = format_ident!("{name}");
                 quote!(#name)
             }
+            (1, None) => rets.pop().unwrap_or_default(),
             _ => quote!((#(#rets),*)),
         };
         let lib = self.lib();
@@ -556,7 +591,23 @@ impl<'a> Gen<'a> {
                 )
             })
             .collect();
-        let via = format!("{via}{}", filled.concat());
+        // The older layouts of a list's record (see `record_list_call`), each with the inputs
+        // it lacks.
+        let older: Vec<String> = list_in(head)
+            .into_iter()
+            .flat_map(|l| l.older.iter().map(move |(old, _)| (l, old)))
+            .map(|(l, old)| {
+                let has = |f: &str| self.b.model.records.get(old).is_some_and(|r| r.fields.iter().any(|x| x.name == f));
+                let lacks: Vec<String> =
+                    l.inputs.iter().filter(|(f, _)| !has(f)).map(|(f, _)| format!("`{}`", snake(f))).collect();
+                let ignores = match lacks.is_empty() {
+                    true => String::new(),
+                    false => format!(", without {}", lacks.join(", ")),
+                };
+                format!(" A driver that answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` gets the older layout `{old}`{ignores}.")
+            })
+            .collect();
+        let via = format!("{via}{}{}", filled.concat(), older.concat());
         let via = doc::lines(&format!("\n{via}\n\n{}", self.errors(m, f)));
         // Every C name of the family, so that docs.rs finds the method by any of them.
         let aliases = m.calls.iter().map(|c| c.symbol.as_str()).chain(
@@ -706,6 +757,10 @@ impl<'a> Gen<'a> {
                 let t = self.rust_ty(val, lt);
                 quote!(Vec<#t>)
             }
+            Role::RecordList(l) if l.none_when_empty => {
+                let t = self.rust_ty(&l.elem, lt);
+                quote!(Option<Vec<#t>>)
+            }
             Role::RecordList(l) => {
                 let t = self.rust_ty(&l.elem, lt);
                 quote!(Vec<#t>)
@@ -784,6 +839,13 @@ impl<'a> Gen<'a> {
         });
         let lt = self.lifetime();
         let outputs: Vec<&ParamPlan> = m.calls[0].outputs().collect();
+        let list = outputs.iter().find_map(|p| match &p.role {
+            Role::RecordList(l) if !l.outputs.is_empty() => Some(l),
+            _ => None,
+        });
+        if let Some(l) = list {
+            return self.list_result_struct(name, quote!(#(#former)*), m, l);
+        }
         let fields = outputs.iter().map(|p| {
             let (fname, t) = (ident(&snake(&p.name)), self.output_ty(&p.role, &lt));
             let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
@@ -807,23 +869,62 @@ impl<'a> Gen<'a> {
         let n_ser = Literal::usize_unsuffixed(ser.len());
         let methods: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
         let what = doc::lines(&format!("What {} answers.", methods.join(" or ")));
-        quote! {
+        let attrs = quote! {
             #(#former)*
             #what
             #[derive(Debug, Clone, #derive_eq Default)]
             #[non_exhaustive]
-            pub struct #ty { #(#fields,)* }
+        };
+        serialized_struct(name, attrs, fields.collect(), ser, n_ser)
+    }
 
-            #[cfg(feature = "serde")]
-            impl serde::Serialize for #ty {
-                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                    use serde::ser::SerializeStruct;
-                    let mut st = s.serialize_struct(#name, #n_ser)?;
-                    #(#ser)*
-                    st.end()
-                }
-            }
-        }
+    /// [`Gen::result_struct`] for a list's record with outputs beside the list: a field per
+    /// output, then the list, named and documented as the record's fields.
+    fn list_result_struct(&self, name: &str, former: TokenStream, m: &Method, l: &ListRecord) -> TokenStream {
+        let lt = self.lifetime();
+        let record = self.b.model.records.get(&l.record);
+        let field_doc = |f: &str| {
+            let text = record.and_then(|r| r.fields.iter().find(|x| x.name == f)).and_then(|x| x.doc.as_deref());
+            let text = doc::inline_text(&without_cue(text.unwrap_or(f)));
+            let text = text.trim().trim_end_matches('.');
+            doc::lines(&format!("{}.", self.names.links.apply(text)))
+        };
+        let returned: Vec<(&String, TokenStream)> = l
+            .outputs
+            .iter()
+            .map(|(f, v)| (f, self.rust_ty(v, &lt)))
+            .chain([(&l.array, self.output_ty(&Role::Array { val: l.elem.clone(), unused: None }, &lt))])
+            .collect();
+        let fields = returned.iter().map(|(f, t)| {
+            let (fname, docs) = (ident(&snake(f)), field_doc(f));
+            quote!(#docs pub #fname: #t)
+        });
+        let ser = returned.iter().map(|(f, _)| {
+            let (key, fname) = (super::convert::serde_key(f), ident(&snake(f)));
+            quote!(st.serialize_field(#key, &self.#fname)?;)
+        });
+        let n_ser = Literal::usize_unsuffixed(returned.len());
+        // Integers throughout are `Eq` too.
+        let int = |v: &Val| matches!(v, Val::Scalar(t) if !matches!(t, Ty::Float | Ty::Double));
+        let eq = self.traits(&Role::Array { val: l.elem.clone(), unused: None }).0;
+        let derive_eq = match (eq, int(&l.elem) && l.outputs.iter().all(|(_, v)| int(v))) {
+            (true, true) => quote!(PartialEq, Eq,),
+            (true, false) => quote!(PartialEq,),
+            (false, _) => quote!(),
+        };
+        let methods: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
+        let what = doc::lines(&format!(
+            "What {} answers: the list of its `{}` and the fields beside it.",
+            methods.join(" or "),
+            l.record
+        ));
+        // Exhaustive, as the hand-written struct of 0.1 was.
+        let attrs = quote! {
+            #former
+            #what
+            #[derive(Debug, Clone, #derive_eq Default)]
+        };
+        serialized_struct(name, attrs, fields.collect(), ser.collect(), n_ser)
     }
 
     /// How the `@return` conditions of a method's function name its C parameters in Rust: the
@@ -903,7 +1004,14 @@ impl<'a> Gen<'a> {
                         let r = self.b.model.records.get(record)?;
                         r.fields.iter().find(|f| f.name == field)?.doc.clone()?
                     }
-                    _ => f.docs.param(c)?.text.clone(),
+                    // An input field of a list's record: its comment, without the direction.
+                    _ => match (f.docs.param(c), list_in(&m.calls[0])) {
+                        (Some(d), _) => d.text.clone(),
+                        (None, Some(l)) => without_cue(
+                            self.b.model.records.get(&l.record)?.fields.iter().find(|x| x.name == c)?.doc.as_deref()?,
+                        ),
+                        (None, None) => return None,
+                    },
                 };
                 let mut text = rust_terms(&self.names.links.apply(&doc::inline_text(&text)));
                 if let Arg::Optional(_) = arg {
@@ -944,15 +1052,33 @@ impl<'a> Gen<'a> {
                 let field = self.single_output(r)?;
                 self.b.model.records.get(r)?.fields.iter().find(|x| x.name == field)?.doc.clone()?
             }
-            // A list's record: the words of its array field, which the method returns.
+            // A list's record: the words of its array field, which the method returns, and of the
+            // fields beside it that the method returns with it.
             Role::RecordList(l) => {
-                let field = self.b.model.records.get(&l.record)?.fields.iter().find(|x| x.name == l.array)?;
-                let text = doc::inline_text(field.doc.as_deref()?);
-                let text = text.trim().trim_start_matches("IN/OUT:").trim_start_matches("OUT:").trim();
-                let text = text.trim_end_matches('.');
-                let mut chars = text.chars();
-                let first = chars.next()?.to_lowercase().collect::<String>();
-                return Some(format!("Returns the entries of the record's list: {first}{}.", chars.as_str()));
+                let record = self.b.model.records.get(&l.record)?;
+                let words = |name: &str| -> Option<String> {
+                    let text = without_cue(record.fields.iter().find(|x| x.name == name)?.doc.as_deref()?);
+                    let text = rustdoc::without_null_usage(&doc::inline_text(&text));
+                    let text = text.trim().trim_end_matches('.');
+                    let mut chars = text.chars();
+                    let first = chars.next()?.to_lowercase().collect::<String>();
+                    Some(format!("{first}{}", chars.as_str()))
+                };
+                let list = words(&l.array)?;
+                let bytes = l.bytes || l.elem == Val::Scalar(Ty::UChar);
+                let what = if bytes { "the bytes of the record's buffer" } else { "the entries of the record's list" };
+                // "0 means no (more) records".
+                let end = if l.none_when_empty { ", or `None` when it answers none (the end)" } else { "" };
+                if l.outputs.is_empty() {
+                    return Some(format!("Returns {what}: {list}{end}."));
+                }
+                let beside: Vec<String> =
+                    l.outputs.iter().filter_map(|(f, _)| Some(format!("`{}` ({})", snake(f), words(f)?))).collect();
+                return Some(format!(
+                    "Returns {what} as `{}` ({list}), and beside it {}.",
+                    snake(&l.array),
+                    beside.join(", ")
+                ));
             }
             _ => f.docs.param(&p.name)?.text.clone(),
         };
@@ -1056,6 +1182,7 @@ impl<'a> Gen<'a> {
             counted: Vec::new(),
             probe: None,
             record_list: None,
+            returns: returns.map(|n| format_ident!("{n}")),
             cast_records,
         };
         let (mut cx, mut parts) = (cx, Vec::new());
@@ -1076,7 +1203,7 @@ impl<'a> Gen<'a> {
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
         let call = match (cx.probe, cx.record_list) {
             (Some(probe), _) => self.counted_call(probe, &cx.counted, &args),
-            (None, Some(list)) => self.record_list_call(list, &args),
+            (None, Some(list)) => self.record_list_call(list, c, &args),
             (None, None) => quote!(ffi::check(call!(sym(#(#args),*)))?;),
         };
         let result = match (posts.len(), returns) {
@@ -1263,12 +1390,18 @@ impl<'a> Gen<'a> {
     }
 
     /// A call through `ffi::fill_in_record`: the record built with its version, the method's
-    /// inputs, the capacity and the array the helper allocates; its count read back. `list`
-    /// holds the elements filled.
-    fn record_list_call(&self, list: &ListRecord, args: &[&TokenStream]) -> TokenStream {
+    /// inputs, the capacity and the array the helper allocates; its count read back, and the
+    /// outputs beside the list into locals (`out_local`). `list` holds the elements filled.
+    /// Where the header declares older layouts of the record, a library that answers
+    /// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` gets each in turn, built from the same capacity,
+    /// array and inputs; the first it takes serves the calls that follow.
+    fn record_list_call(&self, list: &ListRecord, c: &Call, args: &[&TokenStream]) -> TokenStream {
         let rec = format_ident!("{}", list.record);
         let (count, array) = (ident(&list.count), ident(&list.array));
-        let version = format_ident!("{}", list.version);
+        let version = list.version.as_ref().map(|v| {
+            let v = format_ident!("{v}");
+            quote!(version: sys::#v as _,)
+        });
         let inputs = list.inputs.iter().map(|(field, v)| {
             let (fi, pn) = (ident(field), ident(&snake(field)));
             let x = self.to_c(v, quote!(#pn));
@@ -1278,13 +1411,115 @@ impl<'a> Gen<'a> {
                 false => quote!(#fi: #x,),
             }
         });
+        // The outputs, and the field that types the elements: zero in, read back after a call.
+        let read: Vec<&String> = list.outputs.iter().map(|(f, _)| f).chain(&list.typed_by).collect();
+        let zeros = read.iter().map(|f| {
+            let f = ident(f);
+            quote!(#f: Default::default(),)
+        });
+        let locals = read.iter().map(|f| {
+            let local = out_local(f);
+            quote!(let mut #local = Default::default();)
+        });
+        let mut reads: Vec<TokenStream> = read
+            .iter()
+            .map(|f| {
+                let (local, f) = (out_local(f), ident(f));
+                quote!(#local = r.#f;)
+            })
+            .collect();
+        // The in/out fields: the caller's value in every call, the last call's answer kept, and
+        // the caller's set to it once the list is fetched.
+        let mut sent = Vec::new();
+        let mut kept = Vec::new();
+        for (f, _) in &list.in_out {
+            let (fi, pn, local) = (ident(f), ident(&snake(f)), out_local(f));
+            let answer = format_ident!("{local}_answer");
+            sent.push(quote!(let #local = crate::raw::ToRaw::to_raw(&*#pn); let mut #answer = #local;));
+            reads.push(quote!(#answer = r.#fi;));
+            kept.push(quote!(*#pn = crate::raw::FromRaw::from_raw(&#answer);));
+        }
+        let in_out = list.in_out.iter().map(|(f, _)| {
+            let (fi, local) = (ident(f), out_local(f));
+            quote!(#fi: #local,)
+        });
+        // The array as the record types it (`void *` for bytes).
+        let (ptr, ptr_ty) = match list.bytes {
+            true => (quote!(ptr.cast()), quote!(: *mut u8)),
+            false => (quote!(ptr), quote!()),
+        };
         let elem = self.raw_ty(&list.elem);
+        let count_init = match list.count == "count" {
+            true => quote!(count),
+            false => quote!(#count: count),
+        };
+        let call = quote!(call!(sym(#(#args),*)));
+        let body = if list.older.is_empty() && reads.is_empty() {
+            call
+        } else if list.older.is_empty() {
+            quote!({
+                let code = #call;
+                #(#reads)*
+                code
+            })
+        } else {
+            let at = c.params.iter().position(|p| matches!(p.role, Role::RecordList(_)));
+            let model = &self.b.model;
+            let has = |rec: &str, f: &str| model.records.get(rec).is_some_and(|r| r.fields.iter().any(|x| x.name == f));
+            let retries = list.older.iter().enumerate().map(|(k, (old, v))| {
+                let (old_t, v, k) = (format_ident!("{old}"), format_ident!("{v}"), Literal::usize_unsuffixed(k + 1));
+                let fields = model.records.get(old).map(|r| r.fields.as_slice()).unwrap_or_default();
+                let init = fields.iter().map(|x| {
+                    let f = ident(&x.name);
+                    match (x.name.as_str(), has(&list.record, &x.name)) {
+                        ("version", _) => quote!(version: sys::#v as _,),
+                        (_, true) => quote!(#f: fresh.#f,),
+                        (_, false) => quote!(#f: Default::default(),),
+                    }
+                });
+                let back =
+                    fields.iter().filter(|x| x.name == list.count || read.iter().any(|f| **f == x.name)).map(|x| {
+                        let f = ident(&x.name);
+                        quote!(r.#f = o.#f;)
+                    });
+                let args = args.iter().enumerate().map(|(i, a)| match Some(i) == at {
+                    true => quote!((&mut o as *mut sys::#old_t).cast()),
+                    false => quote!(#a),
+                });
+                quote! {
+                    if layout <= #k && code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+                        layout = #k;
+                        let mut o = sys::#old_t { #(#init)* };
+                        code = call!(sym(#(#args),*));
+                        #(#back)*
+                    }
+                }
+            });
+            quote!({
+                // The record as made, before the library writes into it: what an older layout
+                // is built from.
+                let fresh = *r;
+                let mut code = sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+                if layout == 0 {
+                    code = #call;
+                }
+                // A driver that predates the layout: the older layouts the header declares.
+                #(#retries)*
+                #(#reads)*
+                code
+            })
+        };
+        let layout = (!list.older.is_empty()).then(|| quote!(let mut layout = 0;));
         quote! {
+            #layout
+            #(#locals)*
+            #(#sent)*
             let list: Vec<#elem> = ffi::fill_in_record(
-                |count, ptr| sys::#rec { version: sys::#version as _, #(#inputs)* #count: count, #array: ptr },
+                |count, ptr #ptr_ty| sys::#rec { #version #(#inputs)* #(#in_out)* #(#zeros)* #count_init, #array: #ptr },
                 |r| r.#count,
-                |r| call!(sym(#(#args),*)),
+                |r| #body,
             )?;
+            #(#kept)*
         }
     }
 
@@ -1321,6 +1556,57 @@ impl<'a> Gen<'a> {
             _ => safe,
         }
     }
+}
+
+/// A result struct `name` (its `attrs` before it: former names, docs, derives) with `fields`,
+/// and its `Serialize` of the `n_ser` fields `ser` writes.
+fn serialized_struct(
+    name: &str,
+    attrs: TokenStream,
+    fields: Vec<TokenStream>,
+    ser: Vec<TokenStream>,
+    n_ser: Literal,
+) -> TokenStream {
+    let ty = format_ident!("{name}");
+    quote! {
+        #attrs
+        pub struct #ty { #(#fields,)* }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut st = s.serialize_struct(#name, #n_ser)?;
+                #(#ser)*
+                st.end()
+            }
+        }
+    }
+}
+
+/// The list inside a record that `c` fills, if it has one.
+fn list_in(c: &Call) -> Option<&ListRecord> {
+    c.params.iter().find_map(|p| match &p.role {
+        Role::RecordList(l) => Some(l),
+        _ => None,
+    })
+}
+
+/// A record field's comment without the direction it opens with (`IN:`, `OUT:`, `[in,out]`).
+fn without_cue(text: &str) -> String {
+    let mut t = text.trim_start();
+    for cue in ["IN/OUT:", "IN:", "OUT:", "[in,out]", "[in]", "[out]", "[IN/OUT]", "[IN]", "[OUT]"] {
+        if let Some(rest) = t.strip_prefix(cue) {
+            t = rest.trim_start();
+            break;
+        }
+    }
+    t.to_string()
+}
+
+/// The local that holds output field `field` of a list's record, read back after a call.
+fn out_local(field: &str) -> proc_macro2::Ident {
+    ident(&format!("c_{}", snake(field)))
 }
 
 /// `a + b + ...`, or `0` for no term.
@@ -1433,6 +1719,9 @@ pub enum Arg<'a> {
     Len,
     /// An input field of an in/out record, as its safe record types it.
     Field { record: &'a str, field: &'a str },
+    /// An in/out field of a list's record, by `&mut` of the hand-written type its
+    /// `field_types` rule names.
+    Mut(&'a str),
 }
 
 /// The Rust parameters of a method whose chain is headed by `head`, with their C names (an
@@ -1451,6 +1740,7 @@ pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a 
                         Val::Handle(h) => (f.as_str(), Arg::Handle(h)),
                         v => (f.as_str(), Arg::Value(v)),
                     })
+                    .chain(l.in_out.iter().map(|(f, t)| (f.as_str(), Arg::Mut(t.as_str()))))
                     .collect();
             }
             if let Role::InOut(Val::Record(r)) = &p.role {

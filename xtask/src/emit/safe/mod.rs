@@ -72,7 +72,10 @@ pub fn emit_areas(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnosti
             )
         });
         let ffi = uses.import(quote!(crate), &["ffi"]);
-        let core = uses.import(quote!(crate), &["Error", "Nvml"]);
+        // The crate's own types, and the hand-written ones `field_types` rules give methods.
+        let crate_types: Vec<&str> =
+            ["Error", "Nvml"].into_iter().chain(b.field_types.values().map(String::as_str)).collect();
+        let core = uses.import(quote!(crate), &crate_types);
         let handles = uses.any(handle_types.iter().copied()).then(|| {
             quote!(
                 use super::handles::*;

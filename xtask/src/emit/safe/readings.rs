@@ -205,12 +205,24 @@ impl<'c> RoleVisitor<'c> for Describe<'_> {
             true => String::new(),
             false => format!("; fields {}", inputs.join(", ")),
         };
+        let outputs: Vec<String> = l.outputs.iter().map(|(f, v)| format!("{f} out {}", self.v(v))).collect();
+        let outputs = match outputs.is_empty() {
+            true => String::new(),
+            false => format!("; returned with {}", outputs.join(", ")),
+        };
+        let typed = l.typed_by.as_ref().map(|f| format!("; elements read by {f}")).unwrap_or_default();
+        let older: Vec<&str> = l.older.iter().map(|(r, _)| r.as_str()).collect();
+        let older = match older.is_empty() {
+            true => String::new(),
+            false => format!("; on a version mismatch {}", older.join(", then ")),
+        };
+        let unversioned = if l.version.is_none() { ", unversioned" } else { "" };
+        let in_out: String = l.in_out.iter().map(|(f, t)| format!("; {f} in/out &mut {t}")).collect();
+        let none = if l.none_when_empty { "; empty is None" } else { "" };
+        let elem = if l.bytes { "bytes".to_string() } else { self.v(&l.elem) };
         Ok(format!(
-            "list of {} in record {} (`{}` counts `{}`; NULL array asks for the count){inputs}",
-            self.v(&l.elem),
-            l.record,
-            l.count,
-            l.array
+            "list of {elem} in record {}{unversioned} (`{}` counts `{}`; NULL array asks for the count){inputs}{in_out}{outputs}{typed}{older}{none}",
+            l.record, l.count, l.array
         ))
     }
 }

@@ -149,7 +149,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
             id: id::nvmlDeviceGetVgpuTypeCreatablePlacements,
             name: "nvmlDeviceGetVgpuTypeCreatablePlacements",
             object: Object::Device(device),
-            selectors: &[],
+            selectors: &[vgpuTypeId as i64],
             record: pPlacementList as *const c_uint,
         },
         |e| {
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
             id: id::nvmlDeviceGetVgpuTypeSupportedPlacements,
             name: "nvmlDeviceGetVgpuTypeSupportedPlacements",
             object: Object::Device(device),
-            selectors: &[],
+            selectors: &[vgpuTypeId as i64],
             record: pPlacementList as *const c_uint,
         },
         |e| {

@@ -51,7 +51,7 @@ impl AffinityApi for Hostile {
         mode: *mut nvmlDeviceAddressingMode_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(mode);
+        self.versioned(mode);
         code
     }
     fn nvmlDeviceGetCpuAffinity(
@@ -104,7 +104,7 @@ impl AffinityApi for Hostile {
         repairStatus: *mut nvmlRepairStatus_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(repairStatus);
+        self.versioned(repairStatus);
         code
     }
     fn nvmlDeviceGetUnrepairableMemoryFlag_v1(

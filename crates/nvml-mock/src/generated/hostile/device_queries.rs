@@ -226,7 +226,7 @@ impl DeviceQueriesApi for Hostile {
         pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pKeyRotationThrInfo);
+        self.versioned(pKeyRotationThrInfo);
         code
     }
     fn nvmlSystemGetConfComputeSettings(
@@ -234,7 +234,7 @@ impl DeviceQueriesApi for Hostile {
         settings: *mut nvmlSystemConfComputeSettings_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(settings);
+        self.versioned(settings);
         code
     }
     fn nvmlSystemGetConfComputeSettings_v2(
@@ -242,7 +242,7 @@ impl DeviceQueriesApi for Hostile {
         settings: *mut nvmlSystemConfComputeSettings_v2_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(settings);
+        self.versioned(settings);
         code
     }
     fn nvmlSystemGetConfComputeState(

@@ -108,7 +108,7 @@ impl DeviceQueriesClocksApi for Hostile {
         info: *mut nvmlClockOffset_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(info);
+        self.versioned(info);
         code
     }
     fn nvmlDeviceGetCurrentClockFreqs(
@@ -117,7 +117,7 @@ impl DeviceQueriesClocksApi for Hostile {
         currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(currentClockFreqs);
+        self.versioned(currentClockFreqs);
         code
     }
     fn nvmlDeviceGetCurrentClocksEventReasons(
@@ -236,7 +236,7 @@ impl DeviceQueriesClocksApi for Hostile {
         perfModes: *mut nvmlDevicePerfModes_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(perfModes);
+        self.versioned(perfModes);
         code
     }
     fn nvmlDeviceGetPerformanceState(

@@ -294,7 +294,7 @@ impl DeviceQueriesIdentityApi for Hostile {
         pdi: *mut nvmlPdi_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pdi);
+        self.versioned(pdi);
         code
     }
     fn nvmlDeviceGetPlatformInfo(
@@ -303,7 +303,7 @@ impl DeviceQueriesIdentityApi for Hostile {
         platformInfo: *mut nvmlPlatformInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(platformInfo);
+        self.versioned(platformInfo);
         code
     }
     fn nvmlDeviceGetSerial(

@@ -87,8 +87,8 @@ impl DeviceQueriesMemoryEccApi for Hostile {
         pending: *mut nvmlDramEncryptionInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(current);
-        self.value(pending);
+        self.versioned(current);
+        self.versioned(pending);
         code
     }
     fn nvmlDeviceGetEccMode(
@@ -138,7 +138,7 @@ impl DeviceQueriesMemoryEccApi for Hostile {
         memory: *mut nvmlMemory_v2_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(memory);
+        self.versioned(memory);
         code
     }
     /// Answers a code only: not read (parameter `limits` (`nvmlGetMemoryLimits_v1_t *`): record `nvmlGetMemoryLimits_v1_t` holds pointers or callbacks, which need hand-written code).
@@ -227,7 +227,7 @@ impl DeviceQueriesMemoryEccApi for Hostile {
         status: *mut nvmlEccSramErrorStatus_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(status);
+        self.versioned(status);
         code
     }
     fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(

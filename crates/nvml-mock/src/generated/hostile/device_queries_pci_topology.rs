@@ -102,7 +102,7 @@ impl DeviceQueriesPciTopologyApi for Hostile {
         gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(gpuFabricInfo);
+        self.versioned(gpuFabricInfo);
         code
     }
     fn nvmlDeviceGetGpuFabricInfo_v4(
@@ -176,7 +176,7 @@ impl DeviceQueriesPciTopologyApi for Hostile {
         pci: *mut nvmlPciInfoExt_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pci);
+        self.versioned(pci);
         code
     }
     fn nvmlDeviceGetPciInfo_v2(

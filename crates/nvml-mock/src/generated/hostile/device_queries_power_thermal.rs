@@ -57,7 +57,7 @@ impl DeviceQueriesPowerThermalApi for Hostile {
         coolerInfo: *mut nvmlCoolerInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(coolerInfo);
+        self.versioned(coolerInfo);
         code
     }
     fn nvmlDeviceGetEnforcedPowerLimit(
@@ -94,7 +94,7 @@ impl DeviceQueriesPowerThermalApi for Hostile {
         fanSpeed: *mut nvmlFanSpeedInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(fanSpeed);
+        self.versioned(fanSpeed);
         code
     }
     fn nvmlDeviceGetFanSpeed_v2(
@@ -113,7 +113,7 @@ impl DeviceQueriesPowerThermalApi for Hostile {
         marginTempInfo: *mut nvmlMarginTemperature_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(marginTempInfo);
+        self.versioned(marginTempInfo);
         code
     }
     fn nvmlDeviceGetMinMaxFanSpeed(
@@ -246,7 +246,7 @@ impl DeviceQueriesPowerThermalApi for Hostile {
         temperature: *mut nvmlTemperature_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(temperature);
+        self.versioned(temperature);
         code
     }
     fn nvmlDeviceGetThermalSettings(

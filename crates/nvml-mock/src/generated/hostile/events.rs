@@ -76,13 +76,21 @@ impl EventsApi for Hostile {
         self.value(params);
         code
     }
-    /// Answers a code only: not read (parameter `params` (`nvmlEventSetGetContextData_v1_t *`): record `nvmlEventSetGetContextData_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlEventSetGetContextData_v1(
         &self,
         set: nvmlEventSet_t,
         params: *mut nvmlEventSetGetContextData_v1_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlEventSetGetContextData_v1_t,
+                u8,
+            >(
+            params,
+            core::mem::offset_of!(nvmlEventSetGetContextData_v1_t, dataSize),
+            core::mem::offset_of!(nvmlEventSetGetContextData_v1_t, data),
+        );
+        code
     }
     fn nvmlEventSetGetContextInfo_v1(
         &self,

@@ -60,7 +60,7 @@ impl GpmFunctionsApi for Hostile {
         gpmSupport: *mut nvmlGpmSupport_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(gpmSupport);
+        self.versioned(gpmSupport);
         code
     }
     fn nvmlGpmQueryIfStreamingEnabled(

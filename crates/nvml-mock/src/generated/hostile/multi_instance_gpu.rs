@@ -169,7 +169,7 @@ impl MultiInstanceGpuApi for Hostile {
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(info);
+        self.versioned(info);
         code
     }
     fn nvmlDeviceGetGpuInstanceProfileInfoV(
@@ -179,7 +179,7 @@ impl MultiInstanceGpuApi for Hostile {
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(info);
+        self.versioned(info);
         code
     }
     fn nvmlDeviceGetGpuInstanceRemainingCapacity(
@@ -322,7 +322,7 @@ impl MultiInstanceGpuApi for Hostile {
         info: *mut nvmlComputeInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(info);
+        self.versioned(info);
         code
     }
     fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(

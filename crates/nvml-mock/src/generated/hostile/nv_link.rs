@@ -79,7 +79,7 @@ impl NvLinkApi for Hostile {
         info: *mut nvmlNvLinkInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(info);
+        self.versioned(info);
         code
     }
     fn nvmlDeviceGetNvLinkInfo_v3(
@@ -179,7 +179,7 @@ impl NvLinkApi for Hostile {
         getBwMode: *mut nvmlNvlinkGetBwMode_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(getBwMode);
+        self.versioned(getBwMode);
         code
     }
     fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
@@ -206,7 +206,7 @@ impl NvLinkApi for Hostile {
         supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(supportedBwMode);
+        self.versioned(supportedBwMode);
         code
     }
     fn nvmlDeviceLockNvlinkRemapTable_v1(

@@ -54,7 +54,7 @@ impl PowerProfilesApi for Hostile {
         currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(currentProfiles);
+        self.versioned(currentProfiles);
         code
     }
     fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
@@ -63,7 +63,7 @@ impl PowerProfilesApi for Hostile {
         profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(profilesInfo);
+        self.versioned(profilesInfo);
         code
     }
     fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(

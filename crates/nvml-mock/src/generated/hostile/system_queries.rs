@@ -42,9 +42,21 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::engine::hostile::Hostile;
 impl SystemQueriesApi for Hostile {
-    /// Answers a code only: not read (parameter `cper` (`nvmlGetCPER_v1_t *`): record `nvmlGetCPER_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlSystemGetCPER_v1(&self, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlGetCPER_v1_t,
+                c_uchar,
+            >(
+            cper,
+            core::mem::offset_of!(nvmlGetCPER_v1_t, bufferSize),
+            core::mem::offset_of!(nvmlGetCPER_v1_t, buffer),
+        );
+        self.record_field::<
+                nvmlGetCPER_v1_t,
+                nvmlCPERCursor_v1_t,
+            >(cper, core::mem::offset_of!(nvmlGetCPER_v1_t, cursor));
+        code
     }
     fn nvmlSystemGetCudaDriverVersion(
         &self,

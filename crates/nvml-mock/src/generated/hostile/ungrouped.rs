@@ -47,7 +47,7 @@ impl UngroupedApi for Hostile {
         caps: *mut nvmlDeviceCapabilities_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(caps);
+        self.versioned(caps);
         code
     }
 }

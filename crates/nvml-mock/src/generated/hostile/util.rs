@@ -42,13 +42,30 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::engine::hostile::Hostile;
 impl UtilApi for Hostile {
-    /// Answers a code only: not read (parameter `vgpuUtilInfo` (`nvmlVgpuInstancesUtilizationInfo_t *`): `nvmlVgpuInstancesUtilizationInfo_v1_t` holds a list, and the direction of `sampleValType` is not documented (an `inputs` rule can give it)).
     fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
         vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuInstancesUtilizationInfo_v1_t,
+                nvmlVgpuInstanceUtilizationInfo_v1_t,
+            >(
+            vgpuUtilInfo,
+            core::mem::offset_of!(
+                nvmlVgpuInstancesUtilizationInfo_v1_t, vgpuInstanceCount
+            ),
+            core::mem::offset_of!(nvmlVgpuInstancesUtilizationInfo_v1_t, vgpuUtilArray),
+        );
+        self.record_field::<
+                nvmlVgpuInstancesUtilizationInfo_v1_t,
+                nvmlValueType_t,
+            >(
+            vgpuUtilInfo,
+            core::mem::offset_of!(nvmlVgpuInstancesUtilizationInfo_v1_t, sampleValType),
+        );
+        code
     }
     fn nvmlDeviceGetVgpuProcessUtilization(
         &self,

@@ -163,7 +163,7 @@ impl VgpuApi for Hostile {
         pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pHeterogeneousMode);
+        self.versioned(pHeterogeneousMode);
         code
     }
     fn nvmlGpuInstanceGetVgpuSchedulerLog(
@@ -172,7 +172,7 @@ impl VgpuApi for Hostile {
         pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pSchedulerLogInfo);
+        self.versioned(pSchedulerLogInfo);
         code
     }
     fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
@@ -190,7 +190,7 @@ impl VgpuApi for Hostile {
         pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pSchedulerStateInfo);
+        self.versioned(pSchedulerStateInfo);
         code
     }
     fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
@@ -202,13 +202,28 @@ impl VgpuApi for Hostile {
         self.value(pSchedulerStateInfo);
         code
     }
-    /// Answers a code only: not read (parameter `pCreatablePlacementInfo` (`nvmlVgpuCreatablePlacementInfo_t *`): record `nvmlVgpuCreatablePlacementInfo_v1_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
         &self,
         gpuInstance: nvmlGpuInstance_t,
         pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuCreatablePlacementInfo_v1_t,
+                c_uint,
+            >(
+            pCreatablePlacementInfo,
+            core::mem::offset_of!(nvmlVgpuCreatablePlacementInfo_v1_t, count),
+            core::mem::offset_of!(nvmlVgpuCreatablePlacementInfo_v1_t, placementIds),
+        );
+        self.record_field::<
+                nvmlVgpuCreatablePlacementInfo_v1_t,
+                c_uint,
+            >(
+            pCreatablePlacementInfo,
+            core::mem::offset_of!(nvmlVgpuCreatablePlacementInfo_v1_t, placementSize),
+        );
+        code
     }
     fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
         &self,
@@ -413,7 +428,7 @@ impl VgpuApi for Hostile {
         bar1Info: *mut nvmlVgpuTypeBar1Info_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(bar1Info);
+        self.versioned(bar1Info);
         code
     }
     fn nvmlVgpuTypeGetCapabilities(
@@ -502,7 +517,7 @@ impl VgpuApi for Hostile {
         pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pMaxInstance);
+        self.versioned(pMaxInstance);
         code
     }
     fn nvmlVgpuTypeGetMaxInstancesPerVm(

@@ -93,26 +93,56 @@ impl VirtualGpuQueriesApi for Hostile {
         pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pHeterogeneousMode);
+        self.versioned(pHeterogeneousMode);
         code
     }
-    /// Answers a code only: not read (parameter `pPlacementList` (`nvmlVgpuPlacementList_t *`): record `nvmlVgpuPlacementList_v2_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetVgpuTypeCreatablePlacements(
         &self,
         device: nvmlDevice_t,
         vgpuTypeId: nvmlVgpuTypeId_t,
         pPlacementList: *mut nvmlVgpuPlacementList_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuPlacementList_v2_t,
+                c_uint,
+            >(
+            pPlacementList,
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, count),
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, placementIds),
+        );
+        self.record_field::<
+                nvmlVgpuPlacementList_v2_t,
+                c_uint,
+            >(
+            pPlacementList,
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, placementSize),
+        );
+        code
     }
-    /// Answers a code only: not read (parameter `pPlacementList` (`nvmlVgpuPlacementList_t *`): record `nvmlVgpuPlacementList_v2_t` holds pointers or callbacks, which need hand-written code).
     fn nvmlDeviceGetVgpuTypeSupportedPlacements(
         &self,
         device: nvmlDevice_t,
         vgpuTypeId: nvmlVgpuTypeId_t,
         pPlacementList: *mut nvmlVgpuPlacementList_t,
     ) -> nvmlReturn_t {
-        self.code()
+        let code = self.code();
+        self.record_list::<
+                nvmlVgpuPlacementList_v2_t,
+                c_uint,
+            >(
+            pPlacementList,
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, count),
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, placementIds),
+        );
+        self.record_field::<
+                nvmlVgpuPlacementList_v2_t,
+                c_uint,
+            >(
+            pPlacementList,
+            core::mem::offset_of!(nvmlVgpuPlacementList_v2_t, placementSize),
+        );
+        code
     }
     fn nvmlDeviceGetVirtualizationMode(
         &self,
@@ -154,7 +184,7 @@ impl VirtualGpuQueriesApi for Hostile {
         pPlacement: *mut nvmlVgpuPlacementId_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pPlacement);
+        self.versioned(pPlacement);
         code
     }
     fn nvmlVgpuInstanceGetRuntimeStateSize(
@@ -163,7 +193,7 @@ impl VirtualGpuQueriesApi for Hostile {
         pState: *mut nvmlVgpuRuntimeState_t,
     ) -> nvmlReturn_t {
         let code = self.code();
-        self.value(pState);
+        self.versioned(pState);
         code
     }
     fn nvmlVgpuTypeGetFbReservation(

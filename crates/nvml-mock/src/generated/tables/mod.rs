@@ -1379,7 +1379,7 @@ pub static HAND_WRITTEN: [(&str, &str); 177usize] = [
 /// `(function, selectors)`: the inputs by value of the functions written by hand that
 /// select an answer (a profile may give an error for one of their values), sorted by
 /// function.
-pub static HAND_SELECTORS: [(&str, &[Field]); 69usize] = [
+pub static HAND_SELECTORS: [(&str, &[Field]); 71usize] = [
     (
         "nvmlDeviceCreateGpuInstance",
         &[
@@ -1778,6 +1778,24 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 69usize] = [
             Field {
                 name: "counterType",
                 ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuTypeCreatablePlacements",
+        &[
+            Field {
+                name: "vgpuTypeId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuTypeSupportedPlacements",
+        &[
+            Field {
+                name: "vgpuTypeId",
+                ty: T::Int { signed: false, bits: 32 },
             },
         ],
     ),
