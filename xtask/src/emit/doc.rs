@@ -193,7 +193,12 @@ fn inline(text: &str) -> String {
         }
         first = false;
         let code_cmd = ["\\ref", "@ref", "\\p", "@p", "\\a", "@a", "\\c", "@c", "\\b", "@b", "\\e", "@e"];
-        if code_cmd.contains(&w) {
+        // A command may follow an opening bracket or quote: "(\ref nvmlCPERCursor_v1_t)".
+        let opened = w.trim_start_matches(['(', '"']);
+        if opened.len() < w.len() && code_cmd.contains(&opened) {
+            out.push_str(&w[..w.len() - opened.len()]);
+        }
+        if code_cmd.contains(&opened) {
             // Skip runs of spaces between the command and its argument.
             while words.peek() == Some(&"") {
                 words.next();
@@ -553,6 +558,15 @@ mod tests {
             md,
             "For example:\n\n```c\nnvmlX_t x =\n    { .version = 1 };\n```\nFor Rubin ™ or newer fully supported devices.\nA & B ® C ™"
         );
+    }
+
+    #[test]
+    fn a_command_after_an_opening_bracket_is_read() {
+        assert_eq!(
+            super::inline("the \\a cursor (\\ref nvmlCPERCursor_v1_t) struct"),
+            "the `cursor` (`nvmlCPERCursor_v1_t`) struct"
+        );
+        assert_eq!(super::inline("(\\a x, \\a y)"), "(`x`, `y`)");
     }
 
     #[test]

@@ -311,7 +311,7 @@ functions! {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
     ///   or on vGPU host.
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (`count` is set to
     ///   expected value)
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///

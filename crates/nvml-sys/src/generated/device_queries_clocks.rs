@@ -595,7 +595,7 @@ functions! {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to the number of
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (`count` is set to the number of
     ///   required elements)
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error

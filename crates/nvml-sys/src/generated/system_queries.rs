@@ -110,7 +110,7 @@ functions! {
     /// Retrieves Common Platform Error Record (CPER) data.
     ///
     /// Records are returned in a caller-supplied buffer. Iteration is driven by the
-    /// `cursor` (\\ref nvmlCPERCursor_v1_t) struct: pass the same `cursor` on every call
+    /// `cursor` (`nvmlCPERCursor_v1_t`) struct: pass the same `cursor` on every call
     /// in a sequence; the implementation updates `cursor`.handle. Do not modify `cursor` between
     /// calls. To change `cursor`.cperTypeMask or `cursor`.uuid, set `cursor`.handle to
     /// `NVML_CPER_CURSOR_HANDLE_INIT` and call again (new iteration).

@@ -316,7 +316,7 @@ functions! {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `count` is NULL
     /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to expected value)
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (`count` is set to expected value)
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlVgpuInstanceGetAccountingPids

@@ -85,7 +85,7 @@ impl Nvml {
     /// Retrieves Common Platform Error Record (CPER) data.
     ///
     /// Iteration is driven by the
-    /// `cursor` (\\ref [`CPERCursor`]) struct: pass the same `cursor` on every call
+    /// `cursor` ([`CPERCursor`]) struct: pass the same `cursor` on every call
     /// in a sequence; the implementation updates `cursor`.handle. Do not modify `cursor` between
     /// calls. To change `cursor`.`cper_type_mask` or `cursor`.uuid, set `cursor`.handle to
     /// [`sys::NVML_CPER_CURSOR_HANDLE_INIT`] and call again (new iteration).
