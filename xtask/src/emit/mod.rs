@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod mock;
 pub mod safe;
 pub mod sys;
+pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -88,6 +89,21 @@ impl Output {
         let (index, tail) = (self.files.len(), tail.to_string());
         self.unformatted.push(Unformatted { index, head, code: tokens, tail });
         self.files.push(GeneratedFile { path, contents: String::new() });
+        Ok(())
+    }
+
+    /// Adds a Rust file laid out by the emitter itself ([`text`]) under the banner (saying
+    /// `what` it holds) and `allows`. The text is checked to be Rust tokens (its delimiters
+    /// balanced, its literals whole); debug builds parse it as a file too.
+    pub fn add_text(&mut self, model: &Model, path: PathBuf, what: &str, allows: &[Allow], text: String) -> Result<()> {
+        let bug = || format!("generated text for {} is not Rust (a generator bug)", path.display());
+        text.parse::<TokenStream>().map_err(|e| anyhow::anyhow!("{}: {e}", bug()))?;
+        if cfg!(debug_assertions) {
+            syn::parse_file(&text).with_context(bug)?;
+        }
+        let mut contents = format!("{}{}", banner(model, what), allows_text(allows));
+        contents.push_str(&text);
+        self.files.push(GeneratedFile { path, contents });
         Ok(())
     }
 
