@@ -244,7 +244,8 @@ fn idents_into(tokens: TokenStream, in_macro: bool, out: &mut Uses) -> TokenStre
     // Whether the token before was a keyword that declares the next name (not a use of it).
     let mut declares = false;
     const DECLARING: &[&str] = &["const", "fn", "struct", "enum", "union", "type", "trait", "static", "mod", "let"];
-    let mut trees = Vec::new();
+    let tokens = tokens.into_iter();
+    let mut trees = Vec::with_capacity(tokens.size_hint().0);
     for t in tokens {
         let declared = std::mem::take(&mut declares);
         let t = match t {
@@ -352,11 +353,16 @@ fn defined_into(tokens: &TokenStream, in_macro: bool, out: &mut BTreeSet<String>
     }
 }
 
-/// The words of laid-out text, as identifiers.
-fn words_into(text: &str, out: &mut BTreeSet<String>) {
-    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        if !w.is_empty() && !out.contains(w) {
-            out.insert(w.to_string());
+/// The words of laid-out text that could be identifiers (numbers are not), into each of `outs`.
+fn words_into(text: &str, outs: [&mut BTreeSet<String>; 2]) {
+    let mut seen = std::collections::HashSet::new();
+    let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    let words: Vec<&str> = words.filter(|w| w.starts_with(|c: char| !c.is_ascii_digit()) && seen.insert(*w)).collect();
+    for out in outs {
+        for w in &words {
+            if !out.contains(*w) {
+                out.insert(w.to_string());
+            }
         }
     }
 }
@@ -395,8 +401,7 @@ impl ByArea {
             let tail = self.tables.get(module).map_or("", String::as_str);
             let mut uses = Uses::default();
             let items: Vec<TokenStream> = items.into_iter().map(|i| idents_into(i, false, &mut uses)).collect();
-            words_into(tail, &mut uses.names);
-            words_into(tail, &mut uses.outside_macros);
+            words_into(tail, [&mut uses.names, &mut uses.outside_macros]);
             uses.elsewhere =
                 defined.iter().any(|(m, d)| m != module && d.iter().any(|n| uses.outside_macros.contains(n)));
             // What only the docs name is imported for rustdoc alone (`#[cfg(doc)]`): rustc
