@@ -4,6 +4,8 @@
 //! so the output's layout depends on nothing installed on the machine. The emitters run as
 //! [`jobs`], a thread per core, and each job lays out its own files ([`Output::format`]) on
 //! its thread: a token stream is handed to `syn` as it is, never printed and parsed again.
+//! Big regular files (tables of literals) skip tokens altogether: their emitters write the
+//! text prettyplease would print ([`text`], [`Output::add_text`]).
 
 pub mod cuda;
 pub mod doc;
