@@ -150,6 +150,9 @@ pub fn trailing(source_lines: &[&str], line: u32) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
+/// The Doxygen commands that open a group.
+const GROUP_COMMANDS: [&str; 4] = ["@defgroup", "\\defgroup", "@addtogroup", "\\addtogroup"];
+
 /// The Doxygen groups of a header, from its text (clang keeps no trace of them): each
 /// `@defgroup name Title` or `@addtogroup name` opens a span at the `@{` that follows it,
 /// and the matching `@}` closes it. A `@}` with no group open is ignored.
@@ -160,7 +163,9 @@ pub fn groups(source: &str) -> Vec<Group> {
     let mut pending: Option<String> = None;
     for (i, line) in source.lines().enumerate() {
         let n = i as u32 + 1;
-        for cmd in ["@defgroup", "\\defgroup", "@addtogroup", "\\addtogroup"] {
+        // Every command below names a group: most lines name none.
+        let commands = if line.contains("group") { &GROUP_COMMANDS[..] } else { &[] };
+        for cmd in commands.iter().copied() {
             if let Some(rest) = line.split_once(cmd).map(|(_, r)| r.trim()) {
                 let (name, title) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
                 let name = name.trim_end_matches("*/").trim();
@@ -175,12 +180,13 @@ pub fn groups(source: &str) -> Vec<Group> {
                 pending = Some(name.to_string());
             }
         }
-        if line.contains("@{") {
+        let braces = line.contains('@');
+        if braces && line.contains("@{") {
             if let Some(name) = pending.take() {
                 open.push(out.len());
                 out.push(Group { title: String::new(), name, first_line: n, last_line: n });
             }
-        } else if line.contains("@}") {
+        } else if braces && line.contains("@}") {
             if let Some(g) = open.pop() {
                 out[g].last_line = n;
             }

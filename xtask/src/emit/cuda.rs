@@ -23,6 +23,7 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use super::text::{self, Lay};
 use super::{c_ty, ident, int_lit, ret_ty, Output};
 use crate::clang::pfn::{self, Pfn};
 use crate::diag::Diagnostics;
@@ -58,15 +59,9 @@ pub fn emit(
         pub mod types;
     };
     out.add_rust_then(model, dir.join("mod.rs"), "The modules of cuda.h's mock.", ALLOWS, mods, "")?;
-    out.add_rust_then(model, dir.join("types.rs"), "cuda.h's types and constants.", ALLOWS, types(model, d), "")?;
-    out.add_rust_then(
-        model,
-        dir.join("names.rs"),
-        "cuda.h's functions, codes and attributes.",
-        ALLOWS,
-        names(model, pfns, d),
-        "",
-    )?;
+    out.add_text(model, dir.join("types.rs"), "cuda.h's types and constants.", ALLOWS, types(model, d)?)?;
+    let what = "cuda.h's functions, codes and attributes.";
+    out.add_text(model, dir.join("names.rs"), what, ALLOWS, names(model, pfns, d))?;
     // The exports, a file per Doxygen group of the header (`CUDA_MEM` → `mem.rs`; the legacy
     // prototypes at its end, in no group, → `ungrouped.rs`).
     let mut groups: BTreeMap<String, Vec<&crate::model::Function>> = BTreeMap::new();
@@ -169,63 +164,95 @@ fn laid_out(model: &Model, d: &mut Diagnostics) -> BTreeSet<String> {
     model.records.keys().filter(|n| !opaque.contains(*n)).cloned().collect()
 }
 
-fn types(model: &Model, d: &mut Diagnostics) -> TokenStream {
-    let mut items = Vec::new();
+/// A C type as prettyplease writes [`c_ty`]'s tokens; `None` for a function pointer, whose
+/// layout depends on its length.
+fn c_ty_text(t: &Ty) -> Option<String> {
+    Some(match t {
+        Ty::Pointer { pointee, is_const } => {
+            format!("*{} {}", if *is_const { "const" } else { "mut" }, c_ty_text(pointee)?)
+        }
+        Ty::Array { elem, len } => format!("[{}; {len}]", c_ty_text(elem)?),
+        Ty::FnPtr { .. } => return None,
+        Ty::Named(n) => ident(n).to_string(),
+        scalar => c_ty(scalar).to_string(),
+    })
+}
+
+/// `types.rs`: each item laid out as text ([`text::Items`]) where that is simple.
+fn types(model: &Model, d: &mut Diagnostics) -> Result<String> {
+    let mut items = text::Items::default();
+    // The C scalars the prototypes name, for the exports too (which import this module).
+    items.text.push_str("pub use core::ffi::*;\n");
+    let opaque = |name: &str, items: &mut text::Items| {
+        let text = format!("#[repr(C)]\npub struct {name} {{\n    _opaque: [u8; 0],\n}}\n");
+        let name = ident(name);
+        items.push(Some(text), || quote!(#[repr(C)] pub struct #name { _opaque: [u8; 0] }))
+    };
     let full = laid_out(model, d);
     for r in model.records.values() {
-        let name = ident(&r.name);
         if !full.contains(&r.name) {
-            items.push(quote! {
-                #[repr(C)]
-                pub struct #name { _opaque: [u8; 0] }
-            });
+            opaque(&r.name, &mut items)?;
             continue;
         }
-        let fields = r.fields.iter().map(|f| {
-            let (n, t) = (ident(&f.name), c_ty(&f.ty));
-            quote!(pub #n: #t)
-        });
         let kind = match r.kind {
-            RecordKind::Struct => quote!(struct),
-            RecordKind::Union => quote!(union),
+            RecordKind::Struct => "struct",
+            RecordKind::Union => "union",
         };
-        let size = Literal::u64_unsuffixed(r.size);
-        items.push(quote! {
-            #[repr(C)]
-            #[derive(Clone, Copy)]
-            pub #kind #name { #(#fields),* }
-            const _: [(); #size] = [(); core::mem::size_of::<#name>()];
-        });
+        let name = ident(&r.name);
+        let text = (|| {
+            let mut text = format!("#[repr(C)]\n#[derive(Clone, Copy)]\npub {kind} {name} {{");
+            text.push_str(if r.fields.is_empty() { "}\n" } else { "\n" });
+            for f in &r.fields {
+                text.push_str(&format!("    pub {}: {},\n", ident(&f.name), c_ty_text(&f.ty)?));
+            }
+            if !r.fields.is_empty() {
+                text.push_str("}\n");
+            }
+            text.push_str(&format!("const _: [(); {}] = [(); core::mem::size_of::<{name}>()];\n", r.size));
+            Some(text)
+        })();
+        items.push(text, || {
+            let fields = r.fields.iter().map(|f| {
+                let (n, t) = (ident(&f.name), c_ty(&f.ty));
+                quote!(pub #n: #t)
+            });
+            let kind = match r.kind {
+                RecordKind::Struct => quote!(struct),
+                RecordKind::Union => quote!(union),
+            };
+            let size = Literal::u64_unsuffixed(r.size);
+            quote! {
+                #[repr(C)]
+                #[derive(Clone, Copy)]
+                pub #kind #name { #(#fields),* }
+                const _: [(); #size] = [(); core::mem::size_of::<#name>()];
+            }
+        })?;
     }
     let tags: std::collections::BTreeSet<&str> = model.handles.values().map(|h| h.tag.as_str()).collect();
     for tag in tags.into_iter().filter(|t| !model.records.contains_key(*t)) {
-        let name = ident(tag);
-        items.push(quote! {
-            #[repr(C)]
-            pub struct #name { _opaque: [u8; 0] }
-        });
+        opaque(tag, &mut items)?;
     }
     for h in model.handles.values() {
         let (name, tag) = (ident(&h.name), ident(&h.tag));
-        items.push(quote!(pub type #name = *mut #tag;));
+        items.push(Some(format!("pub type {name} = *mut {tag};\n")), || quote!(pub type #name = *mut #tag;))?;
     }
     for e in model.enums.values() {
         let (name, repr) = (ident(&e.name), c_ty(&e.repr));
-        items.push(quote!(pub type #name = #repr;));
+        let text = c_ty_text(&e.repr).map(|r| format!("pub type {name} = {r};\n"));
+        items.push(text, || quote!(pub type #name = #repr;))?;
         for k in &e.constants {
             let (c, v) = (ident(&k.name), int_lit(k.value));
-            items.push(quote!(pub const #c: #name = #v as #name;));
+            let text = format!("pub const {c}: {name} = {} as {name};\n", k.value);
+            items.push(Some(text), || quote!(pub const #c: #name = #v as #name;))?;
         }
     }
     for t in model.typedefs.values() {
         let (name, ty) = (ident(&t.name), c_ty(&t.ty));
-        items.push(quote!(pub type #name = #ty;));
+        let text = c_ty_text(&t.ty).map(|ty| format!("pub type {name} = {ty};\n"));
+        items.push(text, || quote!(pub type #name = #ty;))?;
     }
-    quote! {
-        // The C scalars the prototypes name, for the exports too (which import this module).
-        pub use core::ffi::*;
-        #(#items)*
-    }
+    Ok(items.text)
 }
 
 /// The first sentence of a constant's documentation, in one line.
@@ -239,7 +266,7 @@ fn first_sentence(doc: Option<&str>) -> String {
 
 /// `ENTRY_POINTS`: each function's ABI versions from `pfns`, every export checked against the
 /// model (an export `cuda.h` does not declare is an error naming the typedef's line).
-fn entry_points(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> Vec<TokenStream> {
+fn entry_points(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> Vec<Lay> {
     let versions = pfn::versions(pfns);
     for p in pfns {
         let Some(vs) = versions.get(&p.base) else {
@@ -264,67 +291,65 @@ fn entry_points(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> Vec<TokenSt
     versions
         .iter()
         .map(|(base, vs)| {
-            let vs = vs.iter().map(|(v, export)| {
-                let v = Literal::i32_unsuffixed(*v);
-                quote!((#v, #export))
-            });
-            quote!((#base, &[#(#vs),*]))
+            let vs = vs.iter().map(|(v, export)| Lay::Tuple(vec![Lay::int(v), Lay::str(export)]));
+            Lay::Tuple(vec![Lay::str(base), Lay::List("&[", vs.collect())])
         })
         .collect()
 }
 
-fn names(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> TokenStream {
+/// `names.rs`, laid out as text ([`super::text`]): its tables are literals.
+fn names(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> String {
     let entry_points = entry_points(model, pfns, d);
-    let functions: Vec<&str> = model.functions.keys().map(String::as_str).collect();
-    let ids = functions.iter().enumerate().map(|(i, f)| {
-        let (f, i) = (ident(f), Literal::usize_unsuffixed(i));
-        quote!(pub const #f: usize = #i;)
-    });
     let enum_of = |typedef: &str| model.enums.get(resolve(model, typedef));
-    let results = enum_of("CUresult").map(|e| &e.constants[..]).unwrap_or_default().iter().map(|k| {
-        let (name, v, words) = (&k.name, int_lit(k.value), first_sentence(k.doc.as_deref()));
-        quote!((#v, #name, #words))
+    let constants = |typedef: &str| enum_of(typedef).map(|e| &e.constants[..]).unwrap_or_default();
+    let pairs = |typedef: &str| {
+        let pairs = constants(typedef).iter().map(|k| Lay::Tuple(vec![Lay::int(k.value), Lay::str(&k.name)]));
+        Lay::List("&[", pairs.collect())
+    };
+    let results = constants("CUresult").iter().map(|k| {
+        let words = first_sentence(k.doc.as_deref());
+        Lay::Tuple(vec![Lay::int(k.value), Lay::str(&k.name), Lay::str(&words)])
     });
-    let attributes = enum_of("CUdevice_attribute").map(|e| &e.constants[..]).unwrap_or_default().iter().map(|k| {
-        let (name, v) = (&k.name, int_lit(k.value));
-        quote!((#v, #name))
-    });
-    let p2p = enum_of("CUdevice_P2PAttribute").map(|e| &e.constants[..]).unwrap_or_default().iter().map(|k| {
-        let (name, v) = (&k.name, int_lit(k.value));
-        quote!((#v, #name))
-    });
-    let version = model.constants.get("CUDA_VERSION").map(|c| match &c.value {
-        crate::model::ConstValue::Int { value, .. } => int_lit(*value),
-        _ => quote!(0),
-    });
-    let version = version.unwrap_or_else(|| quote!(0));
-    let versions = model.aliases.values().filter(|a| a.kind == AliasKind::Function).map(|a| {
-        let (name, target) = (&a.name, &a.target);
-        quote!((#name, #target))
-    });
-    quote! {
-        /// `CUDA_VERSION` of the header.
-        pub const CUDA_VERSION: i32 = #version;
-        /// Every function of the header, sorted.
-        pub const FUNCTIONS: &[&str] = &[#(#functions),*];
-        /// The index of each function in [`FUNCTIONS`].
-        pub mod id {
-            #(#ids)*
-        }
-        /// The header's `#define cuX cuX_vN`: the function a name stands for (for the legacy
-        /// default stream; the `_ptds` or `_ptsz` variant of the target serves per-thread
-        /// default streams), sorted by name.
-        pub const VERSIONS: &[(&str, &str)] = &[#(#versions),*];
-        /// Each function's ABI versions from `cudaTypedefs.h`, sorted by name: the CUDA version
-        /// (`1000 * major + 10 * minor`) from which each stands and its export, oldest first.
-        pub const ENTRY_POINTS: &[(&str, &[(i32, &str)])] = &[#(#entry_points),*];
-        /// Each `CUresult` code, its name and the first sentence of the header's words on it.
-        pub const RESULTS: &[(u32, &str, &str)] = &[#(#results),*];
-        /// Each `CUdevice_attribute` constant and its name.
-        pub const DEVICE_ATTRIBUTES: &[(i32, &str)] = &[#(#attributes),*];
-        /// Each `CUdevice_P2PAttribute` constant and its name.
-        pub const P2P_ATTRIBUTES: &[(i32, &str)] = &[#(#p2p),*];
+    let version = match model.constants.get("CUDA_VERSION").map(|c| &c.value) {
+        Some(crate::model::ConstValue::Int { value, .. }) => value.to_string(),
+        _ => "0".to_string(),
+    };
+    let versions = model.aliases.values().filter(|a| a.kind == AliasKind::Function);
+    let versions = versions.map(|a| Lay::Tuple(vec![Lay::str(&a.name), Lay::str(&a.target)]));
+    let mut out = String::new();
+    text::doc(&mut out, 0, "`CUDA_VERSION` of the header.");
+    out.push_str(&format!("pub const CUDA_VERSION: i32 = {version};\n"));
+    text::doc(&mut out, 0, "Every function of the header, sorted.");
+    let functions = model.functions.keys().map(|f| Lay::str(f));
+    text::item(&mut out, "pub const FUNCTIONS: &[&str]", &Lay::List("&[", functions.collect()));
+    text::doc(&mut out, 0, "The index of each function in [`FUNCTIONS`].");
+    out.push_str("pub mod id {\n");
+    for (i, f) in model.functions.keys().enumerate() {
+        out.push_str(&format!("    pub const {}: usize = {i};\n", ident(f)));
     }
+    out.push_str("}\n");
+    text::doc(
+        &mut out,
+        0,
+        "The header's `#define cuX cuX_vN`: the function a name stands for (for the legacy\n\
+         default stream; the `_ptds` or `_ptsz` variant of the target serves per-thread\n\
+         default streams), sorted by name.",
+    );
+    text::item(&mut out, "pub const VERSIONS: &[(&str, &str)]", &Lay::List("&[", versions.collect()));
+    text::doc(
+        &mut out,
+        0,
+        "Each function's ABI versions from `cudaTypedefs.h`, sorted by name: the CUDA version\n\
+         (`1000 * major + 10 * minor`) from which each stands and its export, oldest first.",
+    );
+    text::item(&mut out, "pub const ENTRY_POINTS: &[(&str, &[(i32, &str)])]", &Lay::List("&[", entry_points));
+    text::doc(&mut out, 0, "Each `CUresult` code, its name and the first sentence of the header's words on it.");
+    text::item(&mut out, "pub const RESULTS: &[(u32, &str, &str)]", &Lay::List("&[", results.collect()));
+    text::doc(&mut out, 0, "Each `CUdevice_attribute` constant and its name.");
+    text::item(&mut out, "pub const DEVICE_ATTRIBUTES: &[(i32, &str)]", &pairs("CUdevice_attribute"));
+    text::doc(&mut out, 0, "Each `CUdevice_P2PAttribute` constant and its name.");
+    text::item(&mut out, "pub const P2P_ATTRIBUTES: &[(i32, &str)]", &pairs("CUdevice_P2PAttribute"));
+    out
 }
 
 fn exports_of(functions: &[&crate::model::Function], hand_written: &BTreeMap<String, String>) -> TokenStream {

@@ -17,7 +17,9 @@ pub fn to_markdown(doxygen: &str) -> String {
     while let Some(line) = lines.next() {
         let l = line.trim_end();
         joined.push_str(l);
-        let dangling = ["\\ref", "@ref", "\\p", "\\a", "\\c"].iter().any(|c| l.ends_with(&format!(" {c}")) || l == *c);
+        let dangling = ["\\ref", "@ref", "\\p", "\\a", "\\c"]
+            .iter()
+            .any(|c| l.strip_suffix(c).is_some_and(|before| before.is_empty() || before.ends_with(' ')));
         if dangling && lines.peek().is_some_and(|n| !n.trim().is_empty()) {
             joined.push(' ');
             let next = lines.next().unwrap_or_default();
@@ -408,14 +410,22 @@ fn sentence_in_rust_terms(s: &str, names: &RustNames) -> Option<String> {
     if dropped {
         return None;
     }
+    // Each rewrite copies the text only where it applies.
+    let mut replace = |from: &str, to: &str| {
+        if out.contains(from) {
+            out = out.replace(from, to);
+        }
+    };
     // An empty link target, which a call's parentheses left (`[`Device::name`]()`), goes.
-    out = out.replace("`]()", "`]");
+    replace("`]()", "`]");
     // What the header calls a buffer is the handle of the sample the method fills.
-    out = out.replace("Buffer to read samples into", "The sample the library fills");
-    for range in
-        [", either `false` or `true`", " either `false` or `true`", ", `false` or `true`", " `false` or `true`"]
-    {
-        out = out.replace(range, "");
+    replace("Buffer to read samples into", "The sample the library fills");
+    if out.contains("`false` or `true`") {
+        for range in
+            [", either `false` or `true`", " either `false` or `true`", ", `false` or `true`", " `false` or `true`"]
+        {
+            out = out.replace(range, "");
+        }
     }
     Some(out)
 }

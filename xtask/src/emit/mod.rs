@@ -4,6 +4,8 @@
 //! so the output's layout depends on nothing installed on the machine. The emitters run as
 //! [`jobs`], a thread per core, and each job lays out its own files ([`Output::format`]) on
 //! its thread: a token stream is handed to `syn` as it is, never printed and parsed again.
+//! Big regular files (tables of literals) skip tokens altogether: their emitters write the
+//! text prettyplease would print ([`text`], [`Output::add_text`]).
 
 pub mod cuda;
 pub mod doc;
@@ -11,6 +13,7 @@ pub mod jobs;
 pub mod mock;
 pub mod safe;
 pub mod sys;
+pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -88,6 +91,21 @@ impl Output {
         let (index, tail) = (self.files.len(), tail.to_string());
         self.unformatted.push(Unformatted { index, head, code: tokens, tail });
         self.files.push(GeneratedFile { path, contents: String::new() });
+        Ok(())
+    }
+
+    /// Adds a Rust file laid out by the emitter itself ([`text`]) under the banner (saying
+    /// `what` it holds) and `allows`. The text is checked to be Rust tokens (its delimiters
+    /// balanced, its literals whole); debug builds parse it as a file too.
+    pub fn add_text(&mut self, model: &Model, path: PathBuf, what: &str, allows: &[Allow], text: String) -> Result<()> {
+        let bug = || format!("generated text for {} is not Rust (a generator bug)", path.display());
+        text.parse::<TokenStream>().map_err(|e| anyhow::anyhow!("{}: {e}", bug()))?;
+        if cfg!(debug_assertions) {
+            syn::parse_file(&text).with_context(bug)?;
+        }
+        let mut contents = format!("{}{}", banner(model, what), allows_text(allows));
+        contents.push_str(&text);
+        self.files.push(GeneratedFile { path, contents });
         Ok(())
     }
 
@@ -228,7 +246,8 @@ fn idents_into(tokens: TokenStream, in_macro: bool, out: &mut Uses) -> TokenStre
     // Whether the token before was a keyword that declares the next name (not a use of it).
     let mut declares = false;
     const DECLARING: &[&str] = &["const", "fn", "struct", "enum", "union", "type", "trait", "static", "mod", "let"];
-    let mut trees = Vec::new();
+    let tokens = tokens.into_iter();
+    let mut trees = Vec::with_capacity(tokens.size_hint().0);
     for t in tokens {
         let declared = std::mem::take(&mut declares);
         let t = match t {
@@ -336,11 +355,16 @@ fn defined_into(tokens: &TokenStream, in_macro: bool, out: &mut BTreeSet<String>
     }
 }
 
-/// The words of laid-out text, as identifiers.
-fn words_into(text: &str, out: &mut BTreeSet<String>) {
-    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        if !w.is_empty() && !out.contains(w) {
-            out.insert(w.to_string());
+/// The words of laid-out text that could be identifiers (numbers are not), into each of `outs`.
+fn words_into(text: &str, outs: [&mut BTreeSet<String>; 2]) {
+    let mut seen = std::collections::HashSet::new();
+    let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    let words: Vec<&str> = words.filter(|w| w.starts_with(|c: char| !c.is_ascii_digit()) && seen.insert(*w)).collect();
+    for out in outs {
+        for w in &words {
+            if !out.contains(*w) {
+                out.insert(w.to_string());
+            }
         }
     }
 }
@@ -379,8 +403,7 @@ impl ByArea {
             let tail = self.tables.get(module).map_or("", String::as_str);
             let mut uses = Uses::default();
             let items: Vec<TokenStream> = items.into_iter().map(|i| idents_into(i, false, &mut uses)).collect();
-            words_into(tail, &mut uses.names);
-            words_into(tail, &mut uses.outside_macros);
+            words_into(tail, [&mut uses.names, &mut uses.outside_macros]);
             uses.elsewhere =
                 defined.iter().any(|(m, d)| m != module && d.iter().any(|n| uses.outside_macros.contains(n)));
             // What only the docs name is imported for rustdoc alone (`#[cfg(doc)]`): rustc

@@ -133,7 +133,10 @@ impl Areas {
         model.group_at(line).or_else(|| {
             let f = model.functions.get(name).filter(|f| f.legacy)?;
             let base = |n: &'m str| version_of(n).map_or(n, |(b, _)| b);
-            let newest = model.functions.values().rev().find(|g| !g.legacy && base(&g.name) == base(&f.name))?;
+            let family = base(&f.name);
+            // A member's name starts with the family's: the cheap test first.
+            let member = |g: &'m crate::model::Function| g.name.starts_with(family) && base(&g.name) == family;
+            let newest = model.functions.values().rev().find(|g| !g.legacy && member(g))?;
             model.group_at(newest.line)
         })
     }

@@ -29,6 +29,7 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use super::text::{self, Lay};
 use super::{c_ty, ident, ret_ty, ByArea, Output, Uses};
 use crate::diag::Diagnostics;
 use crate::history::DriverTable;
@@ -90,7 +91,7 @@ pub fn emit_exports(b: &Bindings, plan: &Plan, out: &mut Output, d: &mut Diagnos
         "non_upper_case_globals, dead_code",
         "Each function's id is named as the function; the engine reads those it implements.",
     )];
-    out.add_rust_then(m, dir.join("names.rs"), what, allows, names(b), "")
+    out.add_text(m, dir.join("names.rs"), what, allows, names(b))
 }
 
 /// The area of every function, and its trait: `device_queries` → `DeviceQueriesApi`.
@@ -179,8 +180,9 @@ fn history(t: &DriverTable) -> TokenStream {
 }
 
 /// Every enum constant and integer `#define`, sorted by name, so profiles can say
-/// `NVML_ERROR_GPU_IS_LOST` or `NVML_FI_DEV_POWER_INSTANT` instead of numbers.
-fn names(b: &Bindings) -> TokenStream {
+/// `NVML_ERROR_GPU_IS_LOST` or `NVML_FI_DEV_POWER_INSTANT` instead of numbers: `names.rs`,
+/// laid out as text ([`super::text`]), since its tables are literals.
+fn names(b: &Bindings) -> String {
     let mut all: std::collections::BTreeMap<&str, i128> = std::collections::BTreeMap::new();
     for e in b.model.enums.values() {
         for k in &e.constants {
@@ -192,36 +194,33 @@ fn names(b: &Bindings) -> TokenStream {
             all.insert(&c.name, value.as_i128());
         }
     }
-    let rows = all.iter().map(|(n, v)| {
-        let abs = proc_macro2::Literal::u128_unsuffixed(v.unsigned_abs());
-        if *v < 0 {
-            quote!((#n, -#abs))
-        } else {
-            quote!((#n, #abs))
-        }
-    });
-    let count = all.len();
-    let functions: Vec<&str> = b.model.functions.keys().map(String::as_str).collect();
-    let fn_count = functions.len();
-    let ids = functions.iter().enumerate().map(|(i, f)| {
-        let (name, i) = (ident(f), Literal::usize_unsuffixed(i));
-        quote!(pub const #name: usize = #i;)
-    });
-    quote! {
-        /// `(name, value)` of every integer constant of nvml.h, sorted by name.
-        pub static CONSTANTS: [(&str, i128); #count] = [#(#rows),*];
-
-        /// Every function of nvml.h (legacy symbols included), sorted by name: a function's
-        /// id is its index here.
-        pub static FUNCTIONS: [&str; #fn_count] = [#(#functions),*];
-
-        /// Each function's id (its index in [`FUNCTIONS`]), which the exports hand the engine
-        /// with each call: the index of the function's row in the tables the engine resolves
-        /// a profile into.
-        pub mod id {
-            #(#ids)*
-        }
+    let rows = all.iter().map(|(n, v)| Lay::Tuple(vec![Lay::str(n), Lay::int(v)]));
+    let mut out = String::new();
+    text::doc(&mut out, 0, "`(name, value)` of every integer constant of nvml.h, sorted by name.");
+    let head = format!("pub static CONSTANTS: [(&str, i128); {}usize]", all.len());
+    text::item(&mut out, &head, &Lay::List("[", rows.collect()));
+    text::doc(
+        &mut out,
+        0,
+        "Every function of nvml.h (legacy symbols included), sorted by name: a function's\n\
+         id is its index here.",
+    );
+    let functions = b.model.functions.keys().map(|f| Lay::str(f));
+    let head = format!("pub static FUNCTIONS: [&str; {}usize]", b.model.functions.len());
+    text::item(&mut out, &head, &Lay::List("[", functions.collect()));
+    text::doc(
+        &mut out,
+        0,
+        "Each function's id (its index in [`FUNCTIONS`]), which the exports hand the engine\n\
+         with each call: the index of the function's row in the tables the engine resolves\n\
+         a profile into.",
+    );
+    out.push_str("pub mod id {\n");
+    for (i, f) in b.model.functions.keys().enumerate() {
+        out.push_str(&format!("    pub const {}: usize = {i};\n", ident(f)));
     }
+    out.push_str("}\n");
+    out
 }
 
 pub(super) fn returns_status(f: &Function) -> bool {
