@@ -391,10 +391,8 @@ impl<'n> Device<'n> {
                         count: fresh.count,
                         placementIds: fresh.placementIds,
                     };
-                    code = call!(
-                        sym(self.raw, vgpu_type_id.raw, (& mut o as * mut
-                        sys::nvmlVgpuPlacementList_v1_t).cast())
-                    );
+                    let older = (&mut o as *mut sys::nvmlVgpuPlacementList_v1_t).cast();
+                    code = call!(sym(self.raw, vgpu_type_id.raw, older));
                     r.placementSize = o.placementSize;
                     r.count = o.count;
                 }
@@ -472,10 +470,8 @@ impl<'n> Device<'n> {
                         count: fresh.count,
                         placementIds: fresh.placementIds,
                     };
-                    code = call!(
-                        sym(self.raw, vgpu_type_id.raw, (& mut o as * mut
-                        sys::nvmlVgpuPlacementList_v1_t).cast())
-                    );
+                    let older = (&mut o as *mut sys::nvmlVgpuPlacementList_v1_t).cast();
+                    code = call!(sym(self.raw, vgpu_type_id.raw, older));
                     r.placementSize = o.placementSize;
                     r.count = o.count;
                 }

@@ -1483,13 +1483,14 @@ impl<'a> Gen<'a> {
                         quote!(r.#f = o.#f;)
                     });
                 let args = args.iter().enumerate().map(|(i, a)| match Some(i) == at {
-                    true => quote!((&mut o as *mut sys::#old_t).cast()),
+                    true => quote!(older),
                     false => quote!(#a),
                 });
                 quote! {
                     if layout <= #k && code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
                         layout = #k;
                         let mut o = sys::#old_t { #(#init)* };
+                        let older = (&mut o as *mut sys::#old_t).cast();
                         code = call!(sym(#(#args),*));
                         #(#back)*
                     }
