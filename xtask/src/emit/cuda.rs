@@ -269,16 +269,16 @@ fn first_sentence(doc: Option<&str>) -> String {
 fn entry_points(model: &Model, pfns: &[Pfn], d: &mut Diagnostics) -> Vec<Lay> {
     let versions = pfn::versions(pfns);
     for p in pfns {
+        let place = format!("{}:{}", crate::fetch::cuda::TYPEDEFS, p.line);
         let Some(vs) = versions.get(&p.base) else {
             let why = "a per-thread variant of a function with no typedef of its own";
-            d.error(format!("{}:{}", crate::fetch::cuda::TYPEDEFS, p.line), format!("`PFN_{}`: {why}", p.base));
+            d.error(place, format!("`PFN_{}`: {why}", p.base));
             continue;
         };
         // A per-thread variant is the one of the version in force at its own version.
         let current = vs.iter().rev().find(|(v, _)| *v <= p.version).unwrap_or(&vs[0]);
         let export = format!("{}{}", current.1, p.suffix);
         if !model.functions.contains_key(&export) {
-            let place = format!("{}:{}", crate::fetch::cuda::TYPEDEFS, p.line);
             d.error(
                 place,
                 format!(
