@@ -10,22 +10,33 @@ use crate::rules::Bindings;
 /// Every safe record with a version constant → the older safe layouts of the same family
 /// (by version constant), newest first; records without older layouts are left out.
 pub fn older_layouts(b: &Bindings, records: &BTreeSet<String>) -> BTreeMap<String, Vec<String>> {
-    let mut families: BTreeMap<&str, BTreeMap<u32, &str>> = BTreeMap::new();
-    for (record, constant) in &b.struct_versions {
-        if let (Some((base, n)), true) = (layout_of(constant), records.contains(record)) {
-            families.entry(base).or_default().insert(n, record);
-        }
-    }
     let mut out = BTreeMap::new();
-    for layouts in families.values() {
-        for (n, record) in layouts {
-            let older: Vec<String> = layouts.range(..n).rev().map(|(_, r)| r.to_string()).collect();
-            if !older.is_empty() {
-                out.insert(record.to_string(), older);
-            }
+    for record in b.struct_versions.keys().filter(|r| records.contains(*r)) {
+        let older: Vec<String> =
+            older_of(b, record).into_iter().filter(|r| records.contains(*r)).map(str::to_string).collect();
+        if !older.is_empty() {
+            out.insert(record.clone(), older);
         }
     }
     out
+}
+
+/// The records of `record`'s family (by version constant) with an older layout number, newest
+/// first.
+pub fn older_of<'b>(b: &'b Bindings, record: &str) -> Vec<&'b str> {
+    let Some((base, n)) = b.struct_versions.get(record).and_then(|c| layout_of(c)) else {
+        return Vec::new();
+    };
+    let mut older: Vec<(u32, &str)> = b
+        .struct_versions
+        .iter()
+        .filter_map(|(r, c)| match layout_of(c) {
+            Some((b2, k)) if b2 == base && k < n => Some((k, r.as_str())),
+            _ => None,
+        })
+        .collect();
+    older.sort_unstable();
+    older.into_iter().rev().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]

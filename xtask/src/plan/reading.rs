@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::inout::{field_cue, Cue};
 use super::{owner_of, Call, ListRecord, Owner, ParamPlan, Probe, Role, Val};
-use crate::model::{constant_value, struct_version};
+use crate::model::constant_value;
 use crate::model::{Field, Function, Model, Param, RecordKind, Ty};
 use crate::rules::{ArrayBuffer, Bindings, Direction, Origin, StringBuffer, ValueTag};
 
@@ -527,27 +527,15 @@ impl Reader<'_> {
             None => None,
         };
         // The older layouts of the family (by version constant) that hold the same list.
-        let older: Vec<(String, String)> = match version.as_deref().and_then(struct_version) {
-            Some((base, n)) => {
-                let mut layouts: Vec<(u32, String, String)> = self
-                    .b
-                    .struct_versions
-                    .iter()
-                    .filter_map(|(rec, c)| match struct_version(c) {
-                        Some((b2, k)) if b2 == base && k < n => Some((k, rec.clone(), c.clone())),
-                        _ => None,
-                    })
-                    .filter(|(_, rec, _)| {
-                        m.records.get(rec).is_some_and(|o| {
-                            [&count.name, &array.name].iter().all(|f| o.fields.iter().any(|x| x.name == **f))
-                        })
-                    })
-                    .collect();
-                layouts.sort();
-                layouts.into_iter().rev().map(|(_, rec, c)| (rec, c)).collect()
-            }
-            None => Vec::new(),
-        };
+        let older: Vec<(String, String)> = super::layouts::older_of(self.b, name)
+            .into_iter()
+            .filter(|rec| {
+                m.records
+                    .get(*rec)
+                    .is_some_and(|o| [&count.name, &array.name].iter().all(|f| o.fields.iter().any(|x| x.name == **f)))
+            })
+            .filter_map(|rec| Some((rec.to_string(), self.b.struct_versions.get(rec)?.clone())))
+            .collect();
         let basis = Basis::Doc(format!(
             "`{}` counts `{}`, {array_cue}{}{}",
             count.name,
